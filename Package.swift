@@ -1,0 +1,93 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+/// Our own targets build without warnings under Swift 6 strict concurrency; the generated OpenAPI code
+/// lives in `CatalogAPI` and the generated handlers/client in the targets that need them.
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "iap-catalog",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "iap-server", targets: ["iap-server"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-openapi-generator.git", from: "1.14.3"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird.git", from: "2.1.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+    ],
+    targets: [
+        .target(name: "CatalogCore", swiftSettings: strict),
+        .target(
+            name: "CatalogStore",
+            dependencies: [
+                "CatalogCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            resources: [.copy("Migrations")],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "CatalogAPI",
+            dependencies: [.product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
+            resources: [.copy("openapi.yaml")],
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+        ),
+        .target(
+            name: "CatalogServer",
+            dependencies: [
+                "CatalogAPI",
+                "CatalogCore",
+                "CatalogStore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+        ),
+        .executableTarget(
+            name: "iap-server",
+            dependencies: [
+                "CatalogCore",
+                "CatalogServer",
+                "CatalogStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "CatalogCoreTests", dependencies: ["CatalogCore"], swiftSettings: strict),
+        .testTarget(
+            name: "CatalogStoreTests",
+            dependencies: ["CatalogCore", "CatalogStore", .product(name: "PostgresNIO", package: "postgres-nio")],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "CatalogServerTests",
+            dependencies: [
+                "CatalogAPI",
+                "CatalogCore",
+                "CatalogServer",
+                "CatalogStore",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            swiftSettings: strict
+        ),
+    ]
+)

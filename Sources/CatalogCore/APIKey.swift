@@ -1,0 +1,52 @@
+import Foundation
+
+/// An API key as the catalog knows it (never its token, of which only a hash is kept).
+public struct APIKey: Sendable, Hashable {
+    public let id: UUID
+    public let name: String
+    public let role: KeyRole
+    /// The apps the key is limited to; `nil` for every app.
+    public let apps: Set<String>?
+    public let createdAt: Date
+    public let expiresAt: Date?
+    public let revokedAt: Date?
+
+    public init(id: UUID, name: String, role: KeyRole, apps: Set<String>?, createdAt: Date, expiresAt: Date?,
+                revokedAt: Date?) {
+        self.id = id
+        self.name = name
+        self.role = role
+        self.apps = apps
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+        self.revokedAt = revokedAt
+    }
+
+    /// Outside its apps a key sees nothing at all.
+    public func canSee(app bundleID: String) -> Bool { apps?.contains(bundleID) ?? true }
+
+    /// Whether everything `other` may reach, this key may reach too: a key may only hand out what it has.
+    public func covers(apps other: Set<String>?) -> Bool {
+        guard let apps else { return true }
+        guard let other else { return false }
+        return other.isSubset(of: apps)
+    }
+
+    /// Who this key is, for history.
+    public var actor: Actor { Actor(keyID: id, name: name, role: role) }
+
+    /// Checks a new key's name and apps, throwing every problem found.
+    public static func validate(name: String, apps: [String]?) throws(CatalogError) {
+        var problems = TextRules.problems(name, field: "name", length: Limits.keyName)
+        if let apps {
+            if apps.isEmpty {
+                problems.append(FieldProblem(field: "apps", rule: "minItems",
+                                             message: "must name at least one app; leave it out for every app"))
+            }
+            for (index, app) in apps.enumerated() {
+                problems += Identifiers.bundleIDProblems(app, field: "apps[\(index)]")
+            }
+        }
+        guard problems.isEmpty else { throw .validationFailed(problems) }
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+
+/// Who made a change: the API key (id, name, role), or a local command with no key.
+public struct Actor: Sendable, Hashable, Codable {
+    public let keyID: UUID?
+    public let name: String
+    public let role: KeyRole
+
+    public init(keyID: UUID?, name: String, role: KeyRole) {
+        self.keyID = keyID
+        self.name = name
+        self.role = role
+    }
+}
+
+/// What kind of change an event records.
+public enum HistoryKind: String, CaseIterable, Sendable, Codable {
+    case created, edited, action, deleted
+    case appCreated = "app_created"
+    case appEdited = "app_edited"
+    case groupCreated = "group_created"
+    case groupEdited = "group_edited"
+    case keyCreated = "key_created"
+    case keyRevoked = "key_revoked"
+}
+
+/// An event to append to the history, in the same transaction as the change it records.
+public struct HistoryRecord: Sendable, Hashable {
+    public var kind: HistoryKind
+    /// `nil` for events outside any app (keys without apps).
+    public var bundleID: String?
+    public var productID: String?
+    /// The product's version after the change.
+    public var productVersion: Int?
+    public var action: ReviewAction?
+    public var fromState: ReviewState?
+    public var toState: ReviewState?
+    public var actor: Actor
+    public var reason: String?
+    public var changes: [FieldChange]
+    public var requestID: String?
+
+    public init(kind: HistoryKind, bundleID: String?, productID: String? = nil, productVersion: Int? = nil,
+                action: ReviewAction? = nil, fromState: ReviewState? = nil, toState: ReviewState? = nil,
+                actor: Actor, reason: String? = nil, changes: [FieldChange] = [], requestID: String? = nil) {
+        self.kind = kind
+        self.bundleID = bundleID
+        self.productID = productID
+        self.productVersion = productVersion
+        self.action = action
+        self.fromState = fromState
+        self.toState = toState
+        self.actor = actor
+        self.reason = reason
+        self.changes = changes
+        self.requestID = requestID
+    }
+}
+
+/// An event as the history keeps it: the record plus its place in the global order and in its app's hash chain.
+public struct HistoryEvent: Sendable, Hashable {
+    public let sequence: Int64
+    public let at: Date
+    public let record: HistoryRecord
+    /// Hex SHA-256 of the previous event of the same chain (64 zeros for the first).
+    public let previousHash: String
+    /// Hex SHA-256 of `previousHash` and the event's canonical JSON.
+    public let hash: String
+
+    public init(sequence: Int64, at: Date, record: HistoryRecord, previousHash: String, hash: String) {
+        self.sequence = sequence
+        self.at = at
+        self.record = record
+        self.previousHash = previousHash
+        self.hash = hash
+    }
+}

@@ -1,0 +1,25 @@
+/// The rules every text field shares: a length in Unicode scalars, and no NUL (PostgreSQL text cannot hold it).
+enum TextRules {
+    static func problems(_ value: String, field: String, length: ClosedRange<Int>) -> [FieldProblem] {
+        var problems: [FieldProblem] = []
+        let count = value.unicodeScalars.count
+        if count < length.lowerBound {
+            problems.append(FieldProblem(
+                field: field, rule: "minLength",
+                message: length.lowerBound == 1
+                    ? "must not be empty" : "\(count) characters, at least \(length.lowerBound)"))
+        } else if count > length.upperBound {
+            problems.append(FieldProblem(field: field, rule: "maxLength",
+                                         message: "\(count) characters, at most \(length.upperBound)"))
+        }
+        if value.unicodeScalars.contains("\u{0}") {
+            problems.append(FieldProblem(field: field, rule: "noNul", message: "must not contain NUL characters"))
+        }
+        return problems
+    }
+
+    /// Whether every scalar of `value` is an ASCII letter, digit or one of `extra`.
+    static func isASCIIAlphanumeric(_ value: String, or extra: Set<Character>) -> Bool {
+        value.allSatisfy { ($0.isASCII && ($0.isLetter || $0.isNumber)) || extra.contains($0) }
+    }
+}

@@ -1,0 +1,2 @@
+import CatalogAPI
+enum ServerPlaceholder {}

@@ -1,0 +1,80 @@
+import CatalogCore
+import Foundation
+import PostgresNIO
+
+/// Apps in PostgreSQL.
+public struct AppRepository: Sendable {
+    let database: Database
+
+    static let columns = "bundle_id, name, newsstand, primary_locale, created_at, updated_at"
+
+    /// Stores a new app with its `app_created` event.
+    public func create(_ app: App, event: HistoryRecord) async throws {
+        try await database.translatingErrors {
+            try await database.client.query("""
+                WITH created AS (
+                    INSERT INTO apps (bundle_id, name, newsstand, primary_locale, created_at, updated_at)
+                    VALUES (\(app.bundleID), \(app.name), \(app.newsstand), \(app.primaryLocale), \(app.createdAt),
+                            \(app.updatedAt))
+                    RETURNING 1)
+                SELECT history_append(\(HistoryRecordJSON.text(event))::jsonb) FROM created
+                """, logger: database.logger)
+        }
+    }
+
+    public func find(_ bundleID: String) async throws -> App? {
+        try await database.translatingErrors {
+            let rows = try await database.client.query(
+                "SELECT \(unescaped: Self.columns) FROM apps WHERE bundle_id = \(bundleID)", logger: database.logger)
+            for try await row in rows { return try Self.app(from: row) }
+            return nil
+        }
+    }
+
+    /// One page of apps in bundle-id order, after `cursor`, limited to `visible` apps when given.
+    public func list(after cursor: String?, limit: Int, visible: Set<String>?) async throws -> [App] {
+        try await database.translatingErrors {
+            let rows = try await database.client.query("""
+                SELECT \(unescaped: Self.columns) FROM apps
+                WHERE (\(visible.map { Array($0) })::text[] IS NULL OR bundle_id = ANY(\(visible.map { Array($0) })::text[]))
+                  AND (\(cursor)::text IS NULL OR bundle_id > \(cursor))
+                ORDER BY bundle_id LIMIT \(limit)
+                """, logger: database.logger)
+            var apps: [App] = []
+            for try await row in rows { apps.append(try Self.app(from: row)) }
+            return apps
+        }
+    }
+
+    /// Writes an edited app with its `app_edited` event.
+    public func update(_ app: App, event: HistoryRecord) async throws {
+        try await database.translatingErrors {
+            try await database.client.query("""
+                WITH changed AS (
+                    UPDATE apps SET name = \(app.name), newsstand = \(app.newsstand),
+                                    primary_locale = \(app.primaryLocale), updated_at = \(app.updatedAt)
+                    WHERE bundle_id = \(app.bundleID)
+                    RETURNING 1)
+                SELECT history_append(\(HistoryRecordJSON.text(event))::jsonb) FROM changed
+                """, logger: database.logger)
+        }
+    }
+
+    /// Whether the app has a free subscription, which only a Newsstand app may have.
+    public func hasFreeSubscription(_ bundleID: String) async throws -> Bool {
+        try await database.translatingErrors {
+            let rows = try await database.client.query("""
+                SELECT EXISTS (SELECT 1 FROM products WHERE app = \(bundleID) AND type = 'FREE_SUBSCRIPTION')
+                """, logger: database.logger)
+            for try await exists in rows.decode(Bool.self) { return exists }
+            return false
+        }
+    }
+
+    static func app(from row: PostgresRow) throws -> App {
+        let (bundleID, name, newsstand, primaryLocale, createdAt, updatedAt) =
+            try row.decode((String, String, Bool, String, Date, Date).self)
+        return App(bundleID: bundleID, name: name, newsstand: newsstand, primaryLocale: primaryLocale,
+                   createdAt: createdAt, updatedAt: updatedAt)
+    }
+}

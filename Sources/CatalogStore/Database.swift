@@ -1,0 +1,66 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The catalog's PostgreSQL database: one pooled client and the repositories that speak SQL to it.
+///
+/// The client must be running (`client.run()`, as a service of the application) for queries to proceed.
+public struct Database: Sendable {
+    public let client: PostgresClient
+    let logger: Logger
+
+    public init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    public var apps: AppRepository { AppRepository(database: self) }
+    public var subscriptionGroups: SubscriptionGroupRepository { SubscriptionGroupRepository(database: self) }
+    public var products: ProductRepository { ProductRepository(database: self) }
+    public var keys: KeyRepository { KeyRepository(database: self) }
+    public var history: HistoryRepository { HistoryRepository(database: self) }
+    public var idempotency: IdempotencyRepository { IdempotencyRepository(database: self) }
+
+    /// Whether the database answers, for readiness.
+    public func ping() async throws {
+        try await translatingErrors { try await client.query("SELECT 1", logger: logger) }
+    }
+
+    /// Runs `work`, turning PostgreSQL's errors into the catalog's: a constraint the client broke becomes a
+    /// ``CatalogError``, a database that cannot be reached becomes ``StoreUnavailable``.
+    @discardableResult
+    func translatingErrors<Result>(_ work: () async throws -> Result) async throws -> Result {
+        do {
+            return try await work()
+        } catch let error as PSQLError {
+            throw StoreErrorTranslation.translate(error, logger: logger)
+        }
+    }
+}
+
+/// JSON for the columns that hold structured values; sorted keys keep stored values stable.
+enum JSONColumn {
+    static func encode(_ value: some Encodable) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        do {
+            return String(decoding: try encoder.encode(value), as: UTF8.self)
+        } catch {
+            preconditionFailure("cannot encode \(value) as JSON: \(error)")
+        }
+    }
+
+    static func encode(_ value: (some Encodable)?) -> String? {
+        guard let value else { return nil }
+        return encode(value)
+    }
+
+    static func decode<Value: Decodable>(_ type: Value.Type, from text: String) throws -> Value {
+        try JSONDecoder().decode(type, from: Data(text.utf8))
+    }
+
+    static func decodeIfPresent<Value: Decodable>(_ type: Value.Type, from text: String?) throws -> Value? {
+        guard let text else { return nil }
+        return try decode(type, from: text)
+    }
+}

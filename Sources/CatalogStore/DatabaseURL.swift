@@ -1,0 +1,68 @@
+import Foundation
+import PostgresNIO
+
+/// Where the database is, read from a `postgres://user:password@host:port/database` URL (`DATABASE_URL`).
+///
+/// `sslmode=disable|prefer|require` is honoured (default `prefer`, as libpq does); `host=/path` in the query
+/// selects a Unix socket directory, as libpq writes it.
+public struct DatabaseURL: Sendable, Hashable, CustomStringConvertible {
+    public let host: String
+    public let port: Int
+    public let username: String
+    public let password: String?
+    public private(set) var database: String
+    public let sslMode: String
+    public let socketDirectory: String?
+
+    /// Reads `text`, or throws a message naming what is wrong with it.
+    public init(_ text: String) throws(DatabaseURLError) {
+        guard let components = URLComponents(string: text),
+              let scheme = components.scheme, ["postgres", "postgresql"].contains(scheme)
+        else { throw DatabaseURLError("DATABASE_URL must look like postgres://user@host:port/database") }
+        let query = Dictionary((components.queryItems ?? []).map { ($0.name, $0.value ?? "") },
+                               uniquingKeysWith: { _, last in last })
+        host = components.host.flatMap { $0.isEmpty ? nil : $0 } ?? "127.0.0.1"
+        port = components.port ?? 5432
+        username = components.user.flatMap { $0.removingPercentEncoding } ?? "postgres"
+        password = components.password.flatMap { $0.removingPercentEncoding }
+        let path = components.path.drop(while: { $0 == "/" })
+        database = path.isEmpty ? username : String(path)
+        sslMode = query["sslmode"] ?? "prefer"
+        socketDirectory = query["host"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+        guard ["disable", "allow", "prefer", "require", "verify-ca", "verify-full"].contains(sslMode) else {
+            throw DatabaseURLError("DATABASE_URL has an unknown sslmode \(sslMode)")
+        }
+    }
+
+    /// The same server and credentials, another database (tests make one per suite).
+    public func with(database: String) -> DatabaseURL {
+        var copy = self
+        copy.database = database
+        return copy
+    }
+
+    /// The PostgresNIO configuration for this URL.
+    public func configuration() -> PostgresClient.Configuration {
+        if let socketDirectory {
+            return PostgresClient.Configuration(
+                unixSocketPath: "\(socketDirectory)/.s.PGSQL.\(port)", username: username, password: password,
+                database: database)
+        }
+        let tls: PostgresClient.Configuration.TLS = switch sslMode {
+        case "disable", "allow": .disable
+        case "prefer": .prefer(.makeClientConfiguration())
+        default: .require(.makeClientConfiguration())
+        }
+        return PostgresClient.Configuration(host: host, port: port, username: username, password: password,
+                                            database: database, tls: tls)
+    }
+
+    /// The URL without its password, for logs.
+    public var description: String { "postgres://\(username)@\(host):\(port)/\(database)" }
+}
+
+/// A DATABASE_URL that cannot be used, with why.
+public struct DatabaseURLError: Error, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,81 @@
+import CatalogCore
+import Foundation
+import NIOCore
+import PostgresNIO
+
+/// API keys in PostgreSQL, stored by the hash of their token.
+public struct KeyRepository: Sendable {
+    let database: Database
+
+    static let columns = "id, name, role::text, apps, created_at, expires_at, revoked_at"
+
+    /// Stores a new key with its `key_created` event.
+    public func create(_ key: APIKey, token: KeyToken, event: HistoryRecord) async throws {
+        try await database.translatingErrors {
+            try await database.client.query("""
+                WITH created AS (
+                    INSERT INTO api_keys (id, name, role, apps, token_hash, created_at, expires_at)
+                    VALUES (\(key.id), \(key.name), \(key.role.rawValue)::key_role, \(key.apps.map { $0.sorted() }),
+                            \(ByteBuffer(bytes: token.hash)), \(key.createdAt), \(key.expiresAt))
+                    RETURNING 1)
+                SELECT history_append(\(HistoryRecordJSON.text(event))::jsonb) FROM created
+                """, logger: database.logger)
+        }
+    }
+
+    /// The key a token belongs to, if it is neither revoked nor expired.
+    public func authenticate(_ token: KeyToken) async throws -> APIKey? {
+        try await database.translatingErrors {
+            let rows = try await database.client.query("""
+                SELECT \(unescaped: Self.columns) FROM api_keys
+                WHERE token_hash = \(ByteBuffer(bytes: token.hash)) AND revoked_at IS NULL
+                  AND (expires_at IS NULL OR expires_at > now())
+                """, logger: database.logger)
+            for try await row in rows { return try Self.key(from: row) }
+            return nil
+        }
+    }
+
+    public func find(_ id: UUID) async throws -> APIKey? {
+        try await database.translatingErrors {
+            let rows = try await database.client.query(
+                "SELECT \(unescaped: Self.columns) FROM api_keys WHERE id = \(id)", logger: database.logger)
+            for try await row in rows { return try Self.key(from: row) }
+            return nil
+        }
+    }
+
+    /// Every key, newest first.
+    public func list() async throws -> [APIKey] {
+        try await database.translatingErrors {
+            let rows = try await database.client.query(
+                "SELECT \(unescaped: Self.columns) FROM api_keys ORDER BY created_at DESC, id", logger: database.logger)
+            var keys: [APIKey] = []
+            for try await row in rows { keys.append(try Self.key(from: row)) }
+            return keys
+        }
+    }
+
+    /// Revokes the key at `at` with its `key_revoked` event; answers whether it was still active.
+    public func revoke(_ id: UUID, at: Date, event: HistoryRecord) async throws -> Bool {
+        try await database.translatingErrors {
+            let rows = try await database.client.query("""
+                WITH revoked AS (
+                    UPDATE api_keys SET revoked_at = \(at) WHERE id = \(id) AND revoked_at IS NULL RETURNING 1)
+                SELECT history_append(\(HistoryRecordJSON.text(event))::jsonb) FROM revoked
+                """, logger: database.logger)
+            for try await _ in rows { return true }
+            return false
+        }
+    }
+
+    static func key(from row: PostgresRow) throws -> APIKey {
+        let (id, name, role, apps, createdAt, expiresAt, revokedAt) =
+            try row.decode((UUID, String, String, [String]?, Date, Date?, Date?).self)
+        guard let keyRole = KeyRole(rawValue: role) else {
+            throw StoreInvariantViolation(description: "unknown role \(role) in the database")
+        }
+        return APIKey(id: id, name: name, role: keyRole, apps: apps.map(Set.init), createdAt: createdAt,
+                      expiresAt: expiresAt, revokedAt: revokedAt)
+    }
+}

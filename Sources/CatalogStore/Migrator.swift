@@ -1,0 +1,139 @@
+import Crypto
+import Foundation
+import Logging
+import PostgresNIO
+
+/// Applies the numbered, forward-only migrations of `sql/` in order, each in its own transaction, under an
+/// advisory lock so that several servers starting at once apply each migration exactly once.
+public struct Migrator: Sendable {
+    /// One file of `sql/`: `0001_catalog.sql` is version 1, named `catalog`.
+    public struct Migration: Sendable, Hashable {
+        public let version: Int
+        public let name: String
+        public let sql: String
+
+        /// SHA-256 of the file, recorded when applied: an applied migration must never change.
+        public var checksum: String {
+            SHA256.hash(data: Data(sql.utf8)).map { String(format: "%02x", $0) }.joined()
+        }
+    }
+
+    /// What went wrong with the migrations themselves (not the database connection).
+    public enum Failure: Error, CustomStringConvertible {
+        case badFileName(String)
+        case duplicateVersion(Int)
+        case changedAfterApplying(version: Int, name: String)
+        case unknownVersionApplied(Int)
+        case missingResources
+
+        public var description: String {
+            switch self {
+            case .badFileName(let name): "migration file \(name) is not named NNNN_name.sql"
+            case .duplicateVersion(let version): "two migration files have version \(version)"
+            case .changedAfterApplying(let version, let name):
+                "migration \(version) (\(name)) changed after it was applied; migrations are forward-only: add a new one"
+            case .unknownVersionApplied(let version):
+                "the database has migration \(version), which this build does not know: it is newer than this server"
+            case .missingResources: "the migrations are missing from the build's resources"
+            }
+        }
+    }
+
+    /// A lock key of our own, so that no other application's advisory locks collide with it.
+    static let lockKey: Int64 = 0x1A9_CA7A_1000
+
+    public let migrations: [Migration]
+    let logger: Logger
+
+    public init(migrations: [Migration], logger: Logger) {
+        self.migrations = migrations
+        self.logger = logger
+    }
+
+    /// The migrations built into this binary, from the `sql/` folder, in version order.
+    public static func bundled() throws -> [Migration] {
+        guard let folder = Bundle.module.url(forResource: "Migrations", withExtension: nil) else {
+            throw Failure.missingResources
+        }
+        let files = try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
+            .filter { $0.pathExtension == "sql" }
+        let migrations = try files.map { url in
+            let name = url.deletingPathExtension().lastPathComponent
+            let parts = name.split(separator: "_", maxSplits: 1)
+            guard parts.count == 2, parts[0].count == 4, let version = Int(parts[0]) else {
+                throw Failure.badFileName(url.lastPathComponent)
+            }
+            return Migration(version: version, name: String(parts[1]), sql: try String(contentsOf: url, encoding: .utf8))
+        }.sorted { $0.version < $1.version }
+        for (earlier, later) in zip(migrations, migrations.dropFirst()) where earlier.version == later.version {
+            throw Failure.duplicateVersion(later.version)
+        }
+        return migrations
+    }
+
+    /// The newest version this build knows.
+    public var latestVersion: Int { migrations.last?.version ?? 0 }
+
+    /// Applies every migration the database lacks, and answers the versions applied now.
+    @discardableResult
+    public func migrate(_ client: PostgresClient) async throws -> [Int] {
+        try await client.withConnection { connection in
+            try await connection.query("SELECT pg_advisory_lock(\(Self.lockKey))", logger: logger)
+            do {
+                let applied = try await apply(on: connection)
+                try await connection.query("SELECT pg_advisory_unlock(\(Self.lockKey))", logger: logger)
+                return applied
+            } catch {
+                _ = try? await connection.query("SELECT pg_advisory_unlock(\(Self.lockKey))", logger: logger)
+                throw error
+            }
+        }
+    }
+
+    /// The highest version applied to the database, or 0 before the first migration.
+    public func currentVersion(_ client: PostgresClient) async throws -> Int {
+        let rows = try await client.query(
+            "SELECT coalesce(max(version), 0) FROM schema_migrations WHERE to_regclass('schema_migrations') IS NOT NULL",
+            logger: logger)
+        for try await version in rows.decode(Int.self) { return version }
+        return 0
+    }
+
+    private func apply(on connection: PostgresConnection) async throws -> [Int] {
+        try await connection.query("""
+            CREATE TABLE IF NOT EXISTS schema_migrations (
+                version    integer PRIMARY KEY,
+                name       text NOT NULL,
+                checksum   text NOT NULL,
+                applied_at timestamptz NOT NULL DEFAULT now()
+            )
+            """, logger: logger)
+        var recorded: [Int: String] = [:]
+        for try await (version, checksum) in try await connection.query(
+            "SELECT version, checksum FROM schema_migrations", logger: logger).decode((Int, String).self) {
+            recorded[version] = checksum
+        }
+        let known = Dictionary(uniqueKeysWithValues: migrations.map { ($0.version, $0) })
+        for (version, checksum) in recorded {
+            guard let migration = known[version] else { throw Failure.unknownVersionApplied(version) }
+            guard migration.checksum == checksum else {
+                throw Failure.changedAfterApplying(version: version, name: migration.name)
+            }
+        }
+        var applied: [Int] = []
+        for migration in migrations where recorded[migration.version] == nil {
+            logger.info("applying migration", metadata: ["version": "\(migration.version)", "name": "\(migration.name)"])
+            try await connection.withTransaction(logger: logger) { connection in
+                for statement in SQLScript(migration.sql).statements {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+                try await connection.query("""
+                    INSERT INTO schema_migrations (version, name, checksum)
+                    VALUES (\(migration.version), \(migration.name), \(migration.checksum))
+                    """, logger: logger)
+            }
+            applied.append(migration.version)
+        }
+        return applied
+    }
+}

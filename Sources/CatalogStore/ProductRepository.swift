@@ -1,0 +1,188 @@
+import CatalogCore
+import Foundation
+import PostgresNIO
+
+/// What to list of an app's products.
+public struct ProductFilter: Sendable, Hashable {
+    public var state: ReviewState?
+    public var type: PurchaseType?
+    /// Text that the productId or referenceName contains, ignoring case.
+    public var text: String?
+
+    public init(state: ReviewState? = nil, type: PurchaseType? = nil, text: String? = nil) {
+        self.state = state
+        self.type = type
+        self.text = text
+    }
+}
+
+/// Products in PostgreSQL. Every write records its history event in the same statement, and every change is
+/// a compare-and-set on the version read, so of racing writers exactly one wins.
+public struct ProductRepository: Sendable {
+    let database: Database
+
+    static let columns = """
+        app, product_id, type::text, state::text, version, reference_name, price_currency, price_amount::text,
+        territory_prices::text, introductory_offer::text, cleared_for_sale, localizations::text, review_note,
+        family_shareable, subscription_group_id, level, duration, live_content::text, submitted_from::text,
+        ever_submitted, created_at, updated_at
+        """
+
+    public func find(_ bundleID: String, _ productID: String) async throws -> Product? {
+        try await database.translatingErrors {
+            let rows = try await database.client.query("""
+                SELECT \(unescaped: Self.columns) FROM products WHERE app = \(bundleID) AND product_id = \(productID)
+                """, logger: database.logger)
+            for try await row in rows { return try Self.product(from: row) }
+            return nil
+        }
+    }
+
+    /// One page of the app's products in productId order, after `cursor`.
+    public func list(_ bundleID: String, filter: ProductFilter, after cursor: String?, limit: Int) async throws
+        -> [Product]
+    {
+        try await database.translatingErrors {
+            let rows = try await database.client.query("""
+                SELECT \(unescaped: Self.columns) FROM products
+                WHERE app = \(bundleID)
+                  AND (\(filter.state?.rawValue)::review_state IS NULL OR state = \(filter.state?.rawValue)::review_state)
+                  AND (\(filter.type?.rawValue)::purchase_type IS NULL OR type = \(filter.type?.rawValue)::purchase_type)
+                  AND (\(filter.text)::text IS NULL
+                       OR strpos(lower(product_id), lower(\(filter.text))) > 0
+                       OR strpos(lower(reference_name), lower(\(filter.text))) > 0)
+                  AND (\(cursor)::text IS NULL OR product_id > \(cursor))
+                ORDER BY product_id LIMIT \(limit)
+                """, logger: database.logger)
+            var products: [Product] = []
+            for try await row in rows { products.append(try Self.product(from: row)) }
+            return products
+        }
+    }
+
+    /// Stores a new product with its `created` event. Its productId is reserved for good by the database.
+    public func create(_ product: Product, event: HistoryRecord) async throws {
+        try await database.translatingErrors {
+            try await database.client.query("""
+                WITH created AS (
+                    INSERT INTO products (app, product_id, type, reference_name, price_currency, price_amount,
+                                          territory_prices, introductory_offer, cleared_for_sale, localizations,
+                                          review_note, family_shareable, subscription_group_id, level, duration,
+                                          created_at, updated_at)
+                    VALUES (\(product.bundleID), \(product.productID), \(product.type.rawValue)::purchase_type,
+                            \(product.referenceName), \(product.price?.currency), \(product.price?.amount.text)::numeric,
+                            \(JSONColumn.encode(product.territoryPrices))::jsonb,
+                            \(JSONColumn.encode(product.introductoryOffer))::jsonb, \(product.clearedForSale),
+                            \(JSONColumn.encode(product.content.localizations))::jsonb, \(product.content.reviewNote),
+                            \(product.content.familyShareable), \(product.content.subscriptionGroupID),
+                            \(product.content.level), \(product.content.duration?.rawValue), \(product.createdAt),
+                            \(product.updatedAt))
+                    RETURNING 1)
+                SELECT history_append(\(HistoryRecordJSON.text(event))::jsonb) FROM created
+                """, logger: database.logger)
+        }
+    }
+
+    /// Writes `product` over `previous` if nobody changed it since `previous` was read (same version and
+    /// state), with its event; answers whether it did. `cause` names what made the change ('edit' or the
+    /// action), which the database checks against its transition table.
+    public func save(_ product: Product, replacing previous: Product, cause: String, event: HistoryRecord)
+        async throws -> Bool
+    {
+        try await database.translatingErrors {
+            let rows = try await database.client.query("""
+                WITH changed AS (
+                    UPDATE products SET
+                        state = \(product.state.rawValue)::review_state, version = \(product.version),
+                        last_change = \(cause), reference_name = \(product.referenceName),
+                        price_currency = \(product.price?.currency), price_amount = \(product.price?.amount.text)::numeric,
+                        territory_prices = \(JSONColumn.encode(product.territoryPrices))::jsonb,
+                        introductory_offer = \(JSONColumn.encode(product.introductoryOffer))::jsonb,
+                        cleared_for_sale = \(product.clearedForSale),
+                        localizations = \(JSONColumn.encode(product.content.localizations))::jsonb,
+                        review_note = \(product.content.reviewNote), family_shareable = \(product.content.familyShareable),
+                        subscription_group_id = \(product.content.subscriptionGroupID), level = \(product.content.level),
+                        duration = \(product.content.duration?.rawValue),
+                        live_content = \(JSONColumn.encode(product.liveContent))::jsonb,
+                        submitted_from = \(product.submittedFrom?.rawValue)::review_state,
+                        ever_submitted = \(product.everSubmitted), updated_at = \(product.updatedAt)
+                    WHERE app = \(previous.bundleID) AND product_id = \(previous.productID)
+                      AND version = \(previous.version) AND state = \(previous.state.rawValue)::review_state
+                    RETURNING 1)
+                SELECT history_append(\(HistoryRecordJSON.text(event))::jsonb) FROM changed
+                """, logger: database.logger)
+            for try await _ in rows { return true }
+            return false
+        }
+    }
+
+    /// Deletes a never-submitted product if it is still at `product.version`, with its `deleted` event;
+    /// answers whether it did. The productId stays reserved.
+    public func delete(_ product: Product, event: HistoryRecord) async throws -> Bool {
+        try await database.translatingErrors {
+            let rows = try await database.client.query("""
+                WITH removed AS (
+                    DELETE FROM products
+                    WHERE app = \(product.bundleID) AND product_id = \(product.productID)
+                      AND version = \(product.version) AND NOT ever_submitted
+                    RETURNING 1)
+                SELECT history_append(\(HistoryRecordJSON.text(event))::jsonb) FROM removed
+                """, logger: database.logger)
+            for try await _ in rows { return true }
+            return false
+        }
+    }
+
+    /// The identifiers of the app's products on sale, in byte order; `nil` when there is no such app.
+    public func identifiersOnSale(_ bundleID: String, type: PurchaseType?) async throws -> [String]? {
+        try await database.translatingErrors {
+            let rows = try await database.client.query("""
+                SELECT product_id FROM products
+                WHERE app = \(bundleID) AND on_sale
+                  AND (\(type?.rawValue)::purchase_type IS NULL OR type = \(type?.rawValue)::purchase_type)
+                ORDER BY product_id
+                """, logger: database.logger)
+            var identifiers: [String] = []
+            for try await identifier in rows.decode(String.self) { identifiers.append(identifier) }
+            if identifiers.isEmpty, try await database.apps.find(bundleID) == nil { return nil }
+            return identifiers
+        }
+    }
+
+    static func product(from row: PostgresRow) throws -> Product {
+        let columns = row.makeRandomAccess()
+        func value<T: PostgresDecodable>(_ name: String, _ type: T.Type = T.self) throws -> T {
+            try columns[name].decode(T.self)
+        }
+        let type: String = try value("type")
+        let state: String = try value("state")
+        guard let purchaseType = PurchaseType(rawValue: type), let reviewState = ReviewState(rawValue: state) else {
+            throw StoreInvariantViolation(description: "unknown type \(type) or state \(state) in the database")
+        }
+        let currency: String? = try value("price_currency")
+        let amount: String? = try value("price_amount")
+        let duration: String? = try value("duration")
+        let submittedFrom: String? = try value("submitted_from")
+        return Product(
+            bundleID: try value("app"), productID: try value("product_id"), type: purchaseType, state: reviewState,
+            version: try value("version"), referenceName: try value("reference_name"),
+            price: zip(currency, amount).map { Price(currency: $0, amount: DecimalAmount($1)) },
+            territoryPrices: try JSONColumn.decode([TerritoryPrice].self, from: value("territory_prices", String.self)),
+            introductoryOffer: try JSONColumn.decodeIfPresent(IntroductoryOffer.self, from: value("introductory_offer", String?.self)),
+            clearedForSale: try value("cleared_for_sale"),
+            content: ReviewedContent(
+                localizations: try JSONColumn.decode([Localization].self, from: value("localizations", String.self)),
+                reviewNote: try value("review_note"), familyShareable: try value("family_shareable"),
+                subscriptionGroupID: try value("subscription_group_id"), level: try value("level"),
+                duration: duration.flatMap(SubscriptionDuration.init(rawValue:))),
+            liveContent: try JSONColumn.decodeIfPresent(ReviewedContent.self, from: value("live_content", String?.self)),
+            submittedFrom: submittedFrom.flatMap(ReviewState.init(rawValue:)),
+            everSubmitted: try value("ever_submitted"),
+            createdAt: try value("created_at"), updatedAt: try value("updated_at"))
+    }
+}
+
+private func zip<A, B>(_ a: A?, _ b: B?) -> (A, B)? {
+    guard let a, let b else { return nil }
+    return (a, b)
+}

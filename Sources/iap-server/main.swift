@@ -1,0 +1,2 @@
+import CatalogServer
+print("hi")
