@@ -50,3 +50,15 @@ public struct APIKey: Sendable, Hashable {
         guard problems.isEmpty else { throw .validationFailed(problems) }
     }
 }
+
+extension APIKey {
+    /// What history records about a key when it is created or revoked: who it is, never its token.
+    public var historyFields: [FieldChange] {
+        [
+            FieldChange(field: "keyId", old: nil, new: id),
+            FieldChange(field: "name", old: nil, new: name),
+            FieldChange(field: "role", old: nil, new: role),
+            FieldChange(field: "apps", old: nil, new: apps.map { $0.sorted() }),
+        ].compactMap { $0 }
+    }
+}

@@ -69,3 +69,30 @@ public struct Product: Sendable, Hashable {
     /// Only a product that was never submitted may be deleted; its productId stays reserved.
     public var isDeletable: Bool { !everSubmitted }
 }
+
+extension Product {
+    /// Every field that differs from `earlier`, named as the API names them: what history records of a
+    /// change. A new live revision appears as `live`.
+    public func changes(from earlier: Product) -> [FieldChange] {
+        [
+            FieldChange(field: "referenceName", old: earlier.referenceName, new: referenceName),
+            FieldChange(field: "price", old: earlier.price, new: price),
+            FieldChange(field: "territoryPrices", old: earlier.territoryPrices, new: territoryPrices),
+            FieldChange(field: "introductoryOffer", old: earlier.introductoryOffer, new: introductoryOffer),
+            FieldChange(field: "clearedForSale", old: earlier.clearedForSale, new: clearedForSale),
+        ].compactMap { $0 }
+            + content.changes(from: earlier.content)
+            + [FieldChange(field: "live", old: earlier.liveContent, new: liveContent)].compactMap { $0 }
+    }
+
+    /// The content a new product was created with, as changes from nothing: its first history event.
+    public var creationChanges: [FieldChange] {
+        let blank = Product(
+            bundleID: bundleID, productID: productID, type: type, state: state, version: 0, referenceName: "",
+            price: nil, territoryPrices: [], introductoryOffer: nil, clearedForSale: true, content: ReviewedContent(),
+            liveContent: nil, submittedFrom: nil, everSubmitted: false, createdAt: createdAt, updatedAt: createdAt)
+        let fields = [FieldChange(field: "productId", old: nil, new: productID),
+                      FieldChange(field: "type", old: nil, new: type)].compactMap { $0 } + changes(from: blank)
+        return fields.map { FieldChange(field: $0.field, old: nil, new: $0.new) }
+    }
+}

@@ -46,13 +46,7 @@ extension Product {
         let problems = edit.problems + edited.contentProblems(comparedWith: self)
         guard problems.isEmpty else { throw .validationFailed(problems) }
 
-        let changes = [
-            FieldChange(field: "referenceName", old: referenceName, new: edited.referenceName),
-            FieldChange(field: "price", old: price, new: edited.price),
-            FieldChange(field: "territoryPrices", old: territoryPrices, new: edited.territoryPrices),
-            FieldChange(field: "introductoryOffer", old: introductoryOffer, new: edited.introductoryOffer),
-            FieldChange(field: "clearedForSale", old: clearedForSale, new: edited.clearedForSale),
-        ].compactMap { $0 } + reviewedChanges
+        let changes = edited.changes(from: self)
         guard !changes.isEmpty else { return nil }
 
         if !reviewedChanges.isEmpty && state == Transition.approvalRevokedByEdit.from {

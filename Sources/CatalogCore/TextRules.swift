@@ -7,16 +7,18 @@ enum TextRules {
             problems.append(FieldProblem(
                 field: field, rule: "minLength",
                 message: length.lowerBound == 1
-                    ? "must not be empty" : "\(count) characters, at least \(length.lowerBound)"))
+                    ? "must not be empty" : "\(characters(count)), at least \(length.lowerBound)"))
         } else if count > length.upperBound {
             problems.append(FieldProblem(field: field, rule: "maxLength",
-                                         message: "\(count) characters, at most \(length.upperBound)"))
+                                         message: "\(characters(count)), at most \(length.upperBound)"))
         }
         if value.unicodeScalars.contains("\u{0}") {
             problems.append(FieldProblem(field: field, rule: "noNul", message: "must not contain NUL characters"))
         }
         return problems
     }
+
+    private static func characters(_ count: Int) -> String { count == 1 ? "1 character" : "\(count) characters" }
 
     /// Whether every scalar of `value` is an ASCII letter, digit or one of `extra`.
     static func isASCIIAlphanumeric(_ value: String, or extra: Set<Character>) -> Bool {

@@ -50,7 +50,7 @@ enum JSONColumn {
         }
     }
 
-    static func encode(_ value: (some Encodable)?) -> String? {
+    static func encodeIfPresent(_ value: (some Encodable)?) -> String? {
         guard let value else { return nil }
         return encode(value)
     }

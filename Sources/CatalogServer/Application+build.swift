@@ -1,0 +1,64 @@
+import CatalogAPI
+import CatalogStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import OpenAPIHummingbird
+import OpenAPIRuntime
+import PostgresNIO
+
+/// What the service needs to run: where to listen and where the database is. The `serve` command and the
+/// tests both provide it, so that tests run the real wiring.
+public protocol ServerArguments: Sendable {
+    var hostname: String { get }
+    var port: Int { get }
+    var databaseURL: DatabaseURL { get }
+    var logLevel: Logger.Level { get }
+}
+
+/// The whole service: the PostgreSQL client as a service, migrations before the server starts, the router.
+public func buildApplication(_ arguments: some ServerArguments) async throws -> some ApplicationProtocol {
+    let logger = {
+        var logger = Logger(label: "iap-catalog")
+        logger.logLevel = arguments.logLevel
+        return logger
+    }()
+    var configuration = arguments.databaseURL.configuration()
+    configuration.options.maximumConnections = 20
+    let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+    let database = Database(client: client, logger: logger)
+    let migrator = Migrator(migrations: try Migrator.bundled(), logger: logger)
+    let router = try buildRouter(database: database, migrator: migrator)
+    var app = Application(
+        router: router,
+        configuration: .init(address: .hostname(arguments.hostname, port: arguments.port), serverName: "iap-catalog"),
+        services: [client],
+        logger: logger)
+    app.beforeServerStarts {
+        let applied = try await migrator.migrate(client)
+        logger.info("database ready", metadata: ["database": "\(arguments.databaseURL)", "applied": "\(applied)"])
+    }
+    return app
+}
+
+/// The routes: the OpenAPI operations behind the middlewares, and `GET /openapi.yaml`.
+public func buildRouter(database: Database, migrator: Migrator, now: @escaping @Sendable () -> Date = Date.init)
+    throws -> Router<BasicRequestContext>
+{
+    let router = Router(context: BasicRequestContext.self)
+    router.add(middleware: RequestIDMiddleware())
+    router.add(middleware: ProblemMiddleware())
+    router.add(middleware: BodyLimitMiddleware())
+    router.add(middleware: AuthenticationMiddleware(keys: database.keys))
+    router.add(middleware: IdempotencyMiddleware(store: database.idempotency))
+    router.get("/openapi.yaml") { _, _ -> Response in
+        guard let document = CatalogAPIDocument.yaml else { throw Problem.internalError }
+        return Response(status: .ok, headers: [.contentType: "application/yaml"],
+                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: document)))
+    }
+    let handler = CatalogAPIHandler(database: database, migrator: migrator, now: now)
+    try handler.registerHandlers(on: router, configuration: .catalog)
+    return router
+}

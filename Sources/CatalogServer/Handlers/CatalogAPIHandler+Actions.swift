@@ -1,0 +1,28 @@
+import CatalogAPI
+import CatalogCore
+
+extension CatalogAPIHandler {
+    /// One action, as a single compare-and-set on the version read plus its history event, in one
+    /// statement: of racing actions exactly one wins, and the others are told what is allowed now.
+    func performAction(_ input: Operations.PerformAction.Input) async throws -> Operations.PerformAction.Output {
+        let key = try Access.require(.readCatalog)
+        let app = try await visibleApp(input.path.bundleId, for: key)
+        guard case .json(let body) = input.body else { throw Problem(status: .unsupportedMediaType) }
+        let action: ReviewAction = EnumMapping.convert(body.action)
+        let product = try await existingProduct(app, input.path.productId)
+        try EntityTag.check(input.headers.ifMatch, against: product)
+        let next = try product.performing(action, by: key.role, reason: body.reason, in: app, at: now())
+        let saved = try await database.products.save(next, replacing: product, cause: action.rawValue, event: record(
+            .action, by: key, app: app.bundleID, productID: next.productID, productVersion: next.version,
+            action: action, from: product.state, to: next.state, reason: body.reason, changes: next.changes(from: product)))
+        guard saved else {
+            // Someone else changed the product since it was read: tell the loser what holds now.
+            let current = try await existingProduct(app, input.path.productId)
+            if input.headers.ifMatch != nil { throw CatalogError.preconditionFailed(current: current.version) }
+            _ = try current.performing(action, by: key.role, reason: body.reason, in: app, at: now())
+            throw CatalogError.conflict("the product changed while \(action.rawValue) was being applied; read it again",
+                                        state: current.state)
+        }
+        return .ok(.init(headers: .init(eTag: EntityTag.of(next)), body: .json(.init(next, app: app, role: key.role))))
+    }
+}

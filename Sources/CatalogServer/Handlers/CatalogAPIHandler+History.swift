@@ -1,0 +1,28 @@
+import CatalogAPI
+import CatalogCore
+
+extension CatalogAPIHandler {
+    /// One product's events, oldest first; a deleted product's events stay readable.
+    func getProductHistory(_ input: Operations.GetProductHistory.Input) async throws
+        -> Operations.GetProductHistory.Output
+    {
+        let key = try Access.require(.readCatalog)
+        let app = try await visibleApp(input.path.bundleId, for: key)
+        let limit = try PageCursor.limit(input.query.limit)
+        var after: Int64?
+        if let cursor = try PageCursor.decode(input.query.cursor) {
+            guard let sequence = Int64(cursor) else {
+                throw CatalogError.validationFailed([FieldProblem(field: "cursor", rule: "format",
+                                                                  message: "is not a cursor this API gave out")])
+            }
+            after = sequence
+        }
+        let fetched = try await database.history.forProduct(app.bundleID, input.path.productId, after: after,
+                                                            limit: limit + 1)
+        if fetched.isEmpty && after == nil {
+            throw CatalogError.notFound("no product \(input.path.productId) in \(app.bundleID), now or ever")
+        }
+        let (events, next) = PageCursor.page(fetched, limit: limit, key: { String($0.sequence) })
+        return .ok(.init(body: .json(.init(items: try events.map(Components.Schemas.HistoryEvent.init), nextCursor: next))))
+    }
+}

@@ -1,0 +1,84 @@
+import CatalogAPI
+import CatalogCore
+import CatalogStore
+import Foundation
+
+/// The API's operations, one method per `operationId` of `openapi.yaml` (in the extensions beside this file).
+/// Each decodes its input, checks who is calling, asks the domain and the store, and encodes the answer.
+struct CatalogAPIHandler: APIProtocol {
+    let database: Database
+    let migrator: Migrator
+    /// The time of a change (a parameter so that tests can fix it).
+    let now: @Sendable () -> Date
+
+    /// The app `bundleID`, if the key may see it; otherwise not found, exactly as if it did not exist.
+    func visibleApp(_ bundleID: String, for key: APIKey) async throws -> App {
+        guard key.canSee(app: bundleID), let app = try await database.apps.find(bundleID) else {
+            throw CatalogError.notFound("no app \(bundleID)")
+        }
+        return app
+    }
+
+    /// The history record of a change made by `key` in this request.
+    func record(_ kind: HistoryKind, by key: APIKey, app: String?, productID: String? = nil,
+                productVersion: Int? = nil, action: ReviewAction? = nil, from: ReviewState? = nil,
+                to: ReviewState? = nil, reason: String? = nil, changes: [FieldChange] = []) -> HistoryRecord {
+        HistoryRecord(kind: kind, bundleID: app, productID: productID, productVersion: productVersion, action: action,
+                      fromState: from, toState: to, actor: key.actor, reason: reason, changes: changes,
+                      requestID: RequestScope.requestID)
+    }
+}
+
+/// Keyset pagination: a page's `nextCursor` is the last item's key, opaque to callers.
+enum PageCursor {
+    static let defaultLimit = 50
+    static let limits = 1...200
+
+    static func encode(_ key: String) -> String {
+        Data(key.utf8).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    static func decode(_ cursor: String?) throws(CatalogError) -> String? {
+        guard let cursor else { return nil }
+        var base64 = cursor.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        guard let data = Data(base64Encoded: base64), let key = String(data: data, encoding: .utf8), !key.isEmpty
+        else {
+            throw .validationFailed([FieldProblem(field: "cursor", rule: "format",
+                                                  message: "is not a cursor this API gave out")])
+        }
+        return key
+    }
+
+    static func limit(_ requested: Int?) throws(CatalogError) -> Int {
+        let limit = requested ?? defaultLimit
+        guard limits.contains(limit) else {
+            throw .validationFailed([FieldProblem(field: "limit", rule: "range", message: "must be between 1 and 200")])
+        }
+        return limit
+    }
+
+    /// The items of a page fetched with one row more than `limit`, and the cursor of the next page if any.
+    static func page<Item>(_ fetched: [Item], limit: Int, key: (Item) -> String) -> ([Item], String?) {
+        guard fetched.count > limit else { return (fetched, nil) }
+        let items = Array(fetched.prefix(limit))
+        return (items, items.last.map { encode(key($0)) })
+    }
+}
+
+/// Strong entity tags of products: the quoted version. `ETag` is documented as a JSON string, so the
+/// generated layer adds the quotes when it writes the header; ``of(_:)`` gives the unquoted value.
+enum EntityTag {
+    static func of(_ product: Product) -> String { String(product.version) }
+
+    /// Refuses with 412 when `ifMatch` is given and does not name the product's current version.
+    static func check(_ ifMatch: String?, against product: Product) throws(CatalogError) {
+        guard let ifMatch else { return }
+        let tags = ifMatch.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        guard tags.contains("*") || tags.contains("\"\(of(product))\"") else {
+            throw .preconditionFailed(current: product.version)
+        }
+    }
+}

@@ -1,0 +1,27 @@
+import CatalogStore
+import Hummingbird
+
+/// Resolves `Authorization: Bearer <token>` to its API key for the rest of the request. A request without
+/// the header goes on without a key (public routes need none; the others answer 401); a header with an
+/// unknown, revoked or expired token is refused at once, whatever the route.
+struct AuthenticationMiddleware<Context: RequestContext>: RouterMiddleware {
+    let keys: KeyRepository
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+        async throws -> Response
+    {
+        guard let header = request.headers[.authorization] else {
+            return try await next(request, context)
+        }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer", !parts[1].isEmpty, parts[1].count <= 200 else {
+            throw Unauthenticated(reason: "the Authorization header must be Bearer <key>")
+        }
+        guard let key = try await keys.authenticate(KeyToken(text: String(parts[1]))) else {
+            throw Unauthenticated(reason: "the key is unknown, revoked or expired")
+        }
+        return try await RequestScope.$key.withValue(key) {
+            try await next(request, context)
+        }
+    }
+}

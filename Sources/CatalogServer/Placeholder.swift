@@ -1,2 +1,0 @@
-import CatalogAPI
-enum ServerPlaceholder {}

@@ -1,0 +1,134 @@
+import CatalogCore
+import CatalogStore
+import HTTPTypes
+import Hummingbird
+import OpenAPIRuntime
+
+extension Problem {
+    /// The problem for any error a request can end in. Errors of our own map by kind; decoding errors name
+    /// the field at fault; the generated layer's request errors keep their 4xx status; anything else is a 500
+    /// whose details stay in the log, never in the answer.
+    init(error: any Error) {
+        switch error {
+        case let problem as Problem:
+            self = problem
+        case let error as CatalogError:
+            self = Problem(catalogError: error)
+        case let error as Unauthenticated:
+            self = .unauthorized(error.reason)
+        case let error as StoreUnavailable:
+            self = .unavailable(error.description)
+        case let error as DecodingError:
+            self = Problem(decodingError: error)
+        case let error as ServerError:
+            self = Problem(serverError: error)
+        case let error as any HTTPResponseError:
+            self = Problem(status: error.status)
+        default:
+            self = .internalError
+        }
+    }
+
+    /// Whether the error is ours to fix (a 5xx), so that it is logged as an error.
+    var isServerFault: Bool { status.code >= 500 && kind != "service-unavailable" }
+
+    private init(catalogError: CatalogError) {
+        switch catalogError {
+        case .validationFailed(let problems):
+            self = .validation(problems)
+        case .productIncomplete(let missing):
+            self = Problem("product-incomplete", .unprocessableContent, "The product is not complete for approval",
+                           detail: missing.map(\.description).joined(separator: "; "))
+            self.missing = missing
+        case .invalidTransition(let refusal):
+            self = Problem("invalid-transition", .conflict, "The action is not allowed now", detail: refusal.detail)
+            self.state = refusal.state
+            self.allowedActions = refusal.allowedActions
+        case .notFound(let what):
+            self = .notFound(what)
+        case .conflict(let detail, let state):
+            self = Problem("conflict", .conflict, "The request conflicts with the catalog", detail: detail)
+            self.state = state
+        case .preconditionFailed(let current):
+            self = Problem("precondition-failed", .preconditionFailed, "The resource changed since it was read",
+                           detail: "If-Match does not match the current ETag \"\(current)\"; read it again")
+        case .forbidden(let detail):
+            self = Problem("forbidden", .forbidden, "The key's role may not do this", detail: detail)
+        }
+    }
+
+    /// A body whose JSON is malformed is a bad request; JSON of the wrong shape names the field and the rule.
+    private init(decodingError: DecodingError) {
+        func path(_ codingPath: [any CodingKey], _ last: (any CodingKey)? = nil) -> String {
+            var text = ""
+            for key in codingPath + (last.map { [$0] } ?? []) {
+                if let index = key.intValue {
+                    text += "[\(index)]"
+                } else {
+                    text += text.isEmpty ? key.stringValue : ".\(key.stringValue)"
+                }
+            }
+            return text.isEmpty ? "body" : text
+        }
+        switch decodingError {
+        case .keyNotFound(let key, let context):
+            self = .validation([FieldProblem(field: path(context.codingPath, key), rule: "required", message: "is required")])
+        case .valueNotFound(_, let context):
+            self = .validation([FieldProblem(field: path(context.codingPath), rule: "required", message: "must not be null")])
+        case .typeMismatch(let type, let context):
+            self = .validation([FieldProblem(field: path(context.codingPath), rule: "type",
+                                             message: "expected \(Self.jsonTypeName(type))")])
+        case .dataCorrupted(let context) where context.codingPath.isEmpty:
+            self = Problem("bad-request", .badRequest, "The body is not valid JSON",
+                           detail: "send a JSON object with Content-Type: application/json")
+        case .dataCorrupted(let context):
+            self = .validation([FieldProblem(field: path(context.codingPath), rule: "value",
+                                             message: Self.sanitized(context.debugDescription))])
+        @unknown default:
+            self = Problem("bad-request", .badRequest, "The request could not be read")
+        }
+    }
+
+    /// Errors of the generated layer: a handler's own error inside, or a request it could not read.
+    private init(serverError: ServerError) {
+        let inner = serverError.underlyingError
+        if inner is CatalogError || inner is Unauthenticated || inner is StoreUnavailable || inner is Problem
+            || inner is DecodingError {
+            self = Problem(error: inner)
+        } else if (400..<500).contains(serverError.httpStatus.code) {
+            self = Problem(status: serverError.httpStatus)
+            self.detail = Self.sanitized(serverError.causeDescription)
+        } else {
+            self = .internalError
+        }
+    }
+
+    /// A problem for a bare HTTP status.
+    init(status: HTTPResponse.Status) {
+        switch status.code {
+        case 404: self = .notFound("no such route")
+        case 405: self = Problem("method-not-allowed", status, "The method is not allowed here")
+        case 406: self = Problem("not-acceptable", status, "The requested media type is not available")
+        case 413: self = Problem("payload-too-large", status, "The request body is too large",
+                                 detail: "at most \(BodyLimitMiddleware<BasicRequestContext>.limit) bytes")
+        case 415: self = Problem("unsupported-media-type", status, "Send the body as application/json")
+        case 400..<500: self = Problem("bad-request", status, "The request could not be read")
+        case 503: self = .unavailable("retry shortly")
+        default: self = .internalError
+        }
+    }
+
+    private static func jsonTypeName(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "a string"
+        case is Bool.Type: "true or false"
+        case is Int.Type, is Int64.Type, is Int32.Type, is Double.Type: "a number"
+        default: String(describing: type).hasPrefix("Array") ? "an array" : "an object"
+        }
+    }
+
+    /// Error descriptions of the layers below can be long; a caller needs the sentence, not the dump.
+    private static func sanitized(_ text: String) -> String {
+        String(text.prefix(300))
+    }
+}

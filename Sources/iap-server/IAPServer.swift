@@ -1,0 +1,53 @@
+import ArgumentParser
+import CatalogServer
+import CatalogStore
+import Foundation
+import Logging
+
+/// The service's executable: `serve` (the default), `migrate` and `create-key`.
+@main
+struct IAPServer: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "iap-server",
+        abstract: "The IAP Catalog service.",
+        discussion: """
+            Reads DATABASE_URL (postgres://user@host:port/database). README's `scripts/serve` starts a private \
+            PostgreSQL and sets it when it is unset.
+            """,
+        subcommands: [Serve.self, Migrate.self, CreateKey.self],
+        defaultSubcommand: Serve.self)
+}
+
+/// The options every command shares.
+struct DatabaseOptions: ParsableArguments {
+    @Option(name: .customLong("database-url"), help: "The database (default: $DATABASE_URL).")
+    var databaseURLText: String?
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (default: $LOG_LEVEL or info).")
+    var logLevel: String?
+
+    func databaseURL() throws -> DatabaseURL {
+        guard let text = databaseURLText ?? ProcessInfo.processInfo.environment["DATABASE_URL"] else {
+            throw ValidationError("DATABASE_URL is not set; give --database-url or run scripts/serve")
+        }
+        do {
+            return try DatabaseURL(text)
+        } catch {
+            throw ValidationError(error.description)
+        }
+    }
+
+    func level() throws -> Logger.Level {
+        let text = logLevel ?? ProcessInfo.processInfo.environment["LOG_LEVEL"] ?? "info"
+        guard let level = Logger.Level(rawValue: text.lowercased()) else {
+            throw ValidationError("unknown log level \(text)")
+        }
+        return level
+    }
+
+    func logger() throws -> Logger {
+        var logger = Logger(label: "iap-server")
+        logger.logLevel = try level()
+        return logger
+    }
+}

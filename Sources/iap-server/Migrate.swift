@@ -1,0 +1,38 @@
+import ArgumentParser
+import CatalogStore
+import Logging
+import PostgresNIO
+
+/// Applies the migrations of `sql/` and exits.
+struct Migrate: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Apply the database migrations and exit.",
+        discussion: "Example: DATABASE_URL=postgres://postgres@127.0.0.1:54329/iap_catalog iap-server migrate")
+
+    @OptionGroup var database: DatabaseOptions
+
+    func run() async throws {
+        let logger = try database.logger()
+        let migrator = Migrator(migrations: try Migrator.bundled(), logger: logger)
+        let applied = try await withDatabase(database, logger: logger) { client in
+            try await migrator.migrate(client)
+        }
+        logger.info("migrated", metadata: ["applied": "\(applied)", "latest": "\(migrator.latestVersion)"])
+    }
+}
+
+/// Runs `work` with a running client for the database, then shuts the client down.
+func withDatabase<Result: Sendable>(_ options: DatabaseOptions, logger: Logger,
+                                    _ work: @Sendable @escaping (PostgresClient) async throws -> Result)
+    async throws -> Result
+{
+    let client = PostgresClient(configuration: try options.databaseURL().configuration(), backgroundLogger: logger)
+    return try await withThrowingTaskGroup(of: Result?.self) { group in
+        group.addTask {
+            await client.run()
+            return nil
+        }
+        defer { group.cancelAll() }
+        return try await work(client)
+    }
+}

@@ -1,0 +1,37 @@
+import ArgumentParser
+import CatalogServer
+import CatalogStore
+import Foundation
+import Hummingbird
+import Logging
+
+/// Migrates the database if needed, then serves until SIGINT or SIGTERM, finishing in-flight requests.
+struct Serve: AsyncParsableCommand, ServerArguments {
+    static let configuration = CommandConfiguration(
+        abstract: "Migrate the database if needed, then serve HTTP.",
+        discussion: "Example: DATABASE_URL=postgres://postgres@127.0.0.1:54329/iap_catalog iap-server serve --port 8080")
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Option(name: .customLong("hostname"), help: "Address to listen on (default: $HOST or 127.0.0.1).")
+    var hostnameOption: String?
+
+    @Option(name: .customLong("port"), help: "Port to listen on (default: $PORT or 8080).")
+    var portOption: Int?
+
+    var hostname: String { hostnameOption ?? ProcessInfo.processInfo.environment["HOST"] ?? "127.0.0.1" }
+    var port: Int { portOption ?? ProcessInfo.processInfo.environment["PORT"].flatMap(Int.init) ?? 8080 }
+    var databaseURL: DatabaseURL { (try? database.databaseURL())! }
+    var logLevel: Logger.Level { (try? database.level()) ?? .info }
+
+    func validate() throws {
+        _ = try database.databaseURL()
+        _ = try database.level()
+        guard (0...65535).contains(port) else { throw ValidationError("port \(port) is out of range") }
+    }
+
+    func run() async throws {
+        let app = try await buildApplication(self)
+        try await app.runService()
+    }
+}

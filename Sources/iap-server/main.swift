@@ -1,2 +1,0 @@
-import CatalogServer
-print("hi")
