@@ -74,10 +74,26 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .target(
+            name: "CatalogTestSupport",
+            dependencies: [
+                "CatalogCore",
+                "CatalogStore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            path: "Tests/CatalogTestSupport",
+            swiftSettings: strict
+        ),
         .testTarget(name: "CatalogCoreTests", dependencies: ["CatalogCore"], swiftSettings: strict),
         .testTarget(
             name: "CatalogStoreTests",
-            dependencies: ["CatalogCore", "CatalogStore", .product(name: "PostgresNIO", package: "postgres-nio")],
+            dependencies: [
+                "CatalogCore",
+                "CatalogStore",
+                "CatalogTestSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(
@@ -87,7 +103,9 @@ let package = Package(
                 "CatalogCore",
                 "CatalogServer",
                 "CatalogStore",
+                "CatalogTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: strict
         ),

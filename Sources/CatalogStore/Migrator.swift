@@ -12,6 +12,12 @@ public struct Migrator: Sendable {
         public let name: String
         public let sql: String
 
+        public init(version: Int, name: String, sql: String) {
+            self.version = version
+            self.name = name
+            self.sql = sql
+        }
+
         /// SHA-256 of the file, recorded when applied: an applied migration must never change.
         public var checksum: String {
             SHA256.hash(data: Data(sql.utf8)).map { String(format: "%02x", $0) }.joined()
@@ -92,9 +98,9 @@ public struct Migrator: Sendable {
 
     /// The highest version applied to the database, or 0 before the first migration.
     public func currentVersion(_ client: PostgresClient) async throws -> Int {
-        let rows = try await client.query(
-            "SELECT coalesce(max(version), 0) FROM schema_migrations WHERE to_regclass('schema_migrations') IS NOT NULL",
-            logger: logger)
+        let exists = try await client.query("SELECT to_regclass('schema_migrations') IS NOT NULL", logger: logger)
+        for try await exists in exists.decode(Bool.self) where !exists { return 0 }
+        let rows = try await client.query("SELECT coalesce(max(version), 0) FROM schema_migrations", logger: logger)
         for try await version in rows.decode(Int.self) { return version }
         return 0
     }

@@ -1,0 +1,56 @@
+import CatalogCore
+import CatalogStore
+import CatalogTestSupport
+import PostgresNIO
+import Testing
+
+@Suite("Migrations")
+struct MigratorTests {
+    @Test("apply in order once, record each, and a second run applies nothing")
+    func appliesOnce() async throws {
+        let url = try await TestDatabase.empty("migrations_once")
+        try await TestDatabase.withClient(url) { client in
+            let migrator = Migrator(migrations: try Migrator.bundled(), logger: TestDatabase.logger)
+            #expect(try await migrator.currentVersion(client) == 0)
+            let first = try await migrator.migrate(client)
+            #expect(first == migrator.migrations.map(\.version))
+            #expect(try await migrator.migrate(client).isEmpty)
+            #expect(try await migrator.currentVersion(client) == migrator.latestVersion)
+        }
+    }
+
+    @Test("servers starting together apply each migration exactly once")
+    func concurrentServers() async throws {
+        let url = try await TestDatabase.empty("migrations_concurrent")
+        let applied = try await withThrowingTaskGroup(of: [Int].self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    try await TestDatabase.withClient(url) { client in
+                        try await Migrator(migrations: try Migrator.bundled(), logger: TestDatabase.logger).migrate(client)
+                    }
+                }
+            }
+            return try await group.reduce(into: [Int]()) { $0 += $1 }
+        }
+        #expect(applied.sorted() == (try Migrator.bundled()).map(\.version))
+    }
+
+    @Test("an applied migration that changed is refused: migrations are forward-only")
+    func changedMigrationRefused() async throws {
+        let url = try await TestDatabase.empty("migrations_changed")
+        try await TestDatabase.withClient(url) { client in
+            let bundled = try Migrator.bundled()
+            try await Migrator(migrations: bundled, logger: TestDatabase.logger).migrate(client)
+            let edited = bundled.map { Migrator.Migration(version: $0.version, name: $0.name, sql: $0.sql + "\n-- edited") }
+            await #expect(throws: Migrator.Failure.self) {
+                try await Migrator(migrations: edited, logger: TestDatabase.logger).migrate(client)
+            }
+        }
+    }
+
+    @Test("the bundled migrations are the files of sql/, numbered from 1 without gaps")
+    func bundledFiles() throws {
+        let versions = try Migrator.bundled().map(\.version)
+        #expect(versions == Array(1...versions.count))
+    }
+}
