@@ -1,0 +1,58 @@
+import Foundation
+import HTTPTypes
+import OpenAPIRuntime
+import Synchronization
+
+/// Keeps the body of each answer exactly as the server sent it, so that `--json` prints the API's own bytes
+/// rather than a re-encoding of the decoded values (which could reorder keys or drop unknown fields).
+final class ResponseRecorder: ClientMiddleware {
+    /// One answer as received.
+    struct Answer: Sendable {
+        let operationID: String
+        let status: Int
+        let contentType: String?
+        let body: Data
+    }
+
+    /// The largest body kept; the API's pages are far smaller.
+    static let maximumBody = 64 * 1024 * 1024
+
+    private let answers = Mutex<[Answer]>([])
+
+    /// The most recent answer.
+    var last: Answer? { answers.withLock { $0.last } }
+
+    func intercept(
+        _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
+        next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        let (response, responseBody) = try await next(request, body, baseURL)
+        var data = Data()
+        if let responseBody { data = try await Data(collecting: responseBody, upTo: Self.maximumBody) }
+        let answer = Answer(operationID: operationID, status: response.status.code,
+                            contentType: response.headerFields[.contentType], body: data)
+        // Only the latest matters; keeping all would grow without bound over a long pagination.
+        answers.withLock { $0 = [answer] }
+        return (response, responseBody == nil ? nil : HTTPBody(data))
+    }
+}
+
+/// Sends the API key as `Authorization: Bearer`, except to the public routes: client apps call those without
+/// a key, and so does the CLI, so that what it shows is exactly what they see.
+struct BearerAuthentication: ClientMiddleware {
+    let key: String?
+
+    static let publicOperations: Set<String> = ["getLiveness", "getReadiness", "getProductIdentifiers"]
+
+    func intercept(
+        _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
+        next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        var request = request
+        if let key, !Self.publicOperations.contains(operationID) {
+            request.headerFields[.authorization] = "Bearer \(key)"
+        }
+        request.headerFields[.userAgent] = "iap-admin"
+        return try await next(request, body, baseURL)
+    }
+}
