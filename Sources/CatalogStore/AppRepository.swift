@@ -11,14 +11,14 @@ public struct AppRepository: Sendable {
     /// Stores a new app with its `app_created` event.
     public func create(_ app: App, event: HistoryRecord) async throws {
         try await database.translatingErrors {
-            try await database.client.query("""
+            try await database.execute("""
                 WITH created AS (
                     INSERT INTO apps (bundle_id, name, newsstand, primary_locale, created_at, updated_at)
                     VALUES (\(app.bundleID), \(app.name), \(app.newsstand), \(app.primaryLocale), \(app.createdAt),
                             \(app.updatedAt))
                     RETURNING 1)
                 SELECT history_append(\(HistoryRecordJSON.text(event))::jsonb) FROM created
-                """, logger: database.logger)
+                """)
         }
     }
 
@@ -49,14 +49,14 @@ public struct AppRepository: Sendable {
     /// Writes an edited app with its `app_edited` event.
     public func update(_ app: App, event: HistoryRecord) async throws {
         try await database.translatingErrors {
-            try await database.client.query("""
+            try await database.execute("""
                 WITH changed AS (
                     UPDATE apps SET name = \(app.name), newsstand = \(app.newsstand),
                                     primary_locale = \(app.primaryLocale), updated_at = \(app.updatedAt)
                     WHERE bundle_id = \(app.bundleID)
                     RETURNING 1)
                 SELECT history_append(\(HistoryRecordJSON.text(event))::jsonb) FROM changed
-                """, logger: database.logger)
+                """)
         }
     }
 

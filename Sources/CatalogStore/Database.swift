@@ -23,7 +23,15 @@ public struct Database: Sendable {
 
     /// Whether the database answers, for readiness.
     public func ping() async throws {
-        try await translatingErrors { try await client.query("SELECT 1", logger: logger) }
+        try await execute("SELECT 1")
+    }
+
+    /// Runs `query` to its end and answers its rows. PostgresNIO hands back a query's rows before the
+    /// statement has finished, and an error that comes later arrives only to whoever reads the rows: every
+    /// statement here is read to its end, so that no error (a constraint, a trigger) can go unnoticed.
+    @discardableResult
+    func execute(_ query: PostgresQuery) async throws -> [PostgresRow] {
+        try await translatingErrors { try await client.query(query, logger: logger).collect() }
     }
 
     /// Runs `work`, turning PostgreSQL's errors into the catalog's: a constraint the client broke becomes a

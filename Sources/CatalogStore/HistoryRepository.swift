@@ -33,8 +33,8 @@ public struct HistoryRepository: Sendable {
     /// Appends an event that belongs to no row change of the catalog's tables.
     public func append(_ record: HistoryRecord) async throws {
         try await database.translatingErrors {
-            try await database.client.query(
-                "SELECT history_append(\(HistoryRecordJSON.text(record))::jsonb)", logger: database.logger)
+            try await database.execute(
+                "SELECT history_append(\(HistoryRecordJSON.text(record))::jsonb)")
         }
     }
 

@@ -40,18 +40,18 @@ public struct IdempotencyRepository: Sendable {
             let hash = ByteBuffer(bytes: requestHash)
             let seconds = Int(Self.retention.components.seconds)
             // An expired record is forgotten first, so that its key starts afresh.
-            try await database.client.query("""
+            try await database.execute("""
                 DELETE FROM idempotency_keys
                 WHERE key_id = \(keyID) AND idempotency_key = \(idempotencyKey)
                   AND created_at < now() - make_interval(secs => \(seconds))
-                """, logger: database.logger)
-            let inserted = try await database.client.query("""
+                """)
+            let inserted = try await database.execute("""
                 INSERT INTO idempotency_keys (key_id, idempotency_key, request_hash)
                 VALUES (\(keyID), \(idempotencyKey), \(hash))
                 ON CONFLICT (key_id, idempotency_key) DO NOTHING
                 RETURNING 1
-                """, logger: database.logger)
-            for try await _ in inserted { return .claimed }
+                """)
+            if !inserted.isEmpty { return .claimed }
             let rows = try await database.client.query("""
                 SELECT request_hash, status, response_headers::text, response_body FROM idempotency_keys
                 WHERE key_id = \(keyID) AND idempotency_key = \(idempotencyKey)
@@ -72,22 +72,22 @@ public struct IdempotencyRepository: Sendable {
     /// Stores the answer to the claimed request, for replay.
     public func complete(keyID: UUID, idempotencyKey: String, response: StoredResponse) async throws {
         try await database.translatingErrors {
-            try await database.client.query("""
+            try await database.execute("""
                 UPDATE idempotency_keys
                 SET status = \(response.status), response_headers = \(JSONColumn.encode(response.headers))::jsonb,
                     response_body = \(ByteBuffer(bytes: response.body))
                 WHERE key_id = \(keyID) AND idempotency_key = \(idempotencyKey)
-                """, logger: database.logger)
+                """)
         }
     }
 
     /// Forgets a claim whose request failed without an answer worth replaying, so that a retry runs anew.
     public func release(keyID: UUID, idempotencyKey: String) async throws {
         try await database.translatingErrors {
-            try await database.client.query("""
+            try await database.execute("""
                 DELETE FROM idempotency_keys
                 WHERE key_id = \(keyID) AND idempotency_key = \(idempotencyKey) AND status IS NULL
-                """, logger: database.logger)
+                """)
         }
     }
 }

@@ -12,14 +12,14 @@ public struct KeyRepository: Sendable {
     /// Stores a new key with its `key_created` event.
     public func create(_ key: APIKey, token: KeyToken, event: HistoryRecord) async throws {
         try await database.translatingErrors {
-            try await database.client.query("""
+            try await database.execute("""
                 WITH created AS (
                     INSERT INTO api_keys (id, name, role, apps, token_hash, created_at, expires_at)
                     VALUES (\(key.id), \(key.name), \(key.role.rawValue)::key_role, \(key.apps.map { $0.sorted() }),
                             \(ByteBuffer(bytes: token.hash)), \(key.createdAt), \(key.expiresAt))
                     RETURNING 1)
                 SELECT history_append(\(HistoryRecordJSON.text(event))::jsonb) FROM created
-                """, logger: database.logger)
+                """)
         }
     }
 
@@ -59,13 +59,12 @@ public struct KeyRepository: Sendable {
     /// Revokes the key at `at` with its `key_revoked` event; answers whether it was still active.
     public func revoke(_ id: UUID, at: Date, event: HistoryRecord) async throws -> Bool {
         try await database.translatingErrors {
-            let rows = try await database.client.query("""
+            let rows = try await database.execute("""
                 WITH revoked AS (
                     UPDATE api_keys SET revoked_at = \(at) WHERE id = \(id) AND revoked_at IS NULL RETURNING 1)
                 SELECT history_append(\(HistoryRecordJSON.text(event))::jsonb) FROM revoked
-                """, logger: database.logger)
-            for try await _ in rows { return true }
-            return false
+                """)
+            return !rows.isEmpty
         }
     }
 

@@ -84,10 +84,10 @@ public struct Migrator: Sendable {
     @discardableResult
     public func migrate(_ client: PostgresClient) async throws -> [Int] {
         try await client.withConnection { connection in
-            try await connection.query("SELECT pg_advisory_lock(\(Self.lockKey))", logger: logger)
+            _ = try await connection.query("SELECT pg_advisory_lock(\(Self.lockKey))", logger: logger).collect()
             do {
                 let applied = try await apply(on: connection)
-                try await connection.query("SELECT pg_advisory_unlock(\(Self.lockKey))", logger: logger)
+                _ = try await connection.query("SELECT pg_advisory_unlock(\(Self.lockKey))", logger: logger).collect()
                 return applied
             } catch {
                 _ = try? await connection.query("SELECT pg_advisory_unlock(\(Self.lockKey))", logger: logger)
@@ -106,14 +106,14 @@ public struct Migrator: Sendable {
     }
 
     private func apply(on connection: PostgresConnection) async throws -> [Int] {
-        try await connection.query("""
+        _ = try await connection.query("""
             CREATE TABLE IF NOT EXISTS schema_migrations (
                 version    integer PRIMARY KEY,
                 name       text NOT NULL,
                 checksum   text NOT NULL,
                 applied_at timestamptz NOT NULL DEFAULT now()
             )
-            """, logger: logger)
+            """, logger: logger).collect()
         var recorded: [Int: String] = [:]
         for try await (version, checksum) in try await connection.query(
             "SELECT version, checksum FROM schema_migrations", logger: logger).decode((Int, String).self) {
@@ -131,12 +131,12 @@ public struct Migrator: Sendable {
             logger.info("applying migration", metadata: ["version": "\(migration.version)", "name": "\(migration.name)"])
             try await connection.withTransaction(logger: logger) { connection in
                 for statement in SQLScript(migration.sql).statements {
-                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                    _ = try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger).collect()
                 }
-                try await connection.query("""
+                _ = try await connection.query("""
                     INSERT INTO schema_migrations (version, name, checksum)
                     VALUES (\(migration.version), \(migration.name), \(migration.checksum))
-                    """, logger: logger)
+                    """, logger: logger).collect()
             }
             applied.append(migration.version)
         }

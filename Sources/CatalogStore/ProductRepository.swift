@@ -63,7 +63,7 @@ public struct ProductRepository: Sendable {
     /// Stores a new product with its `created` event. Its productId is reserved for good by the database.
     public func create(_ product: Product, event: HistoryRecord) async throws {
         try await database.translatingErrors {
-            try await database.client.query("""
+            try await database.execute("""
                 WITH created AS (
                     INSERT INTO products (app, product_id, type, reference_name, price_currency, price_amount,
                                           territory_prices, introductory_offer, cleared_for_sale, localizations,
@@ -79,7 +79,7 @@ public struct ProductRepository: Sendable {
                             \(product.updatedAt))
                     RETURNING 1)
                 SELECT history_append(\(HistoryRecordJSON.text(event))::jsonb) FROM created
-                """, logger: database.logger)
+                """)
         }
     }
 
@@ -90,7 +90,7 @@ public struct ProductRepository: Sendable {
         async throws -> Bool
     {
         try await database.translatingErrors {
-            let rows = try await database.client.query("""
+            let rows = try await database.execute("""
                 WITH changed AS (
                     UPDATE products SET
                         state = \(product.state.rawValue)::review_state, version = \(product.version),
@@ -110,9 +110,8 @@ public struct ProductRepository: Sendable {
                       AND version = \(previous.version) AND state = \(previous.state.rawValue)::review_state
                     RETURNING 1)
                 SELECT history_append(\(HistoryRecordJSON.text(event))::jsonb) FROM changed
-                """, logger: database.logger)
-            for try await _ in rows { return true }
-            return false
+                """)
+            return !rows.isEmpty
         }
     }
 
@@ -120,16 +119,15 @@ public struct ProductRepository: Sendable {
     /// answers whether it did. The productId stays reserved.
     public func delete(_ product: Product, event: HistoryRecord) async throws -> Bool {
         try await database.translatingErrors {
-            let rows = try await database.client.query("""
+            let rows = try await database.execute("""
                 WITH removed AS (
                     DELETE FROM products
                     WHERE app = \(product.bundleID) AND product_id = \(product.productID)
                       AND version = \(product.version) AND NOT ever_submitted
                     RETURNING 1)
                 SELECT history_append(\(HistoryRecordJSON.text(event))::jsonb) FROM removed
-                """, logger: database.logger)
-            for try await _ in rows { return true }
-            return false
+                """)
+            return !rows.isEmpty
         }
     }
 

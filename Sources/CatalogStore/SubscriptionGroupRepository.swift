@@ -11,14 +11,14 @@ public struct SubscriptionGroupRepository: Sendable {
     /// Stores a new group with its `group_created` event.
     public func create(_ group: SubscriptionGroup, event: HistoryRecord) async throws {
         try await database.translatingErrors {
-            try await database.client.query("""
+            try await database.execute("""
                 WITH created AS (
                     INSERT INTO subscription_groups (app, id, reference_name, localizations, created_at, updated_at)
                     VALUES (\(group.bundleID), \(group.id), \(group.referenceName),
                             \(JSONColumn.encode(group.localizations))::jsonb, \(group.createdAt), \(group.updatedAt))
                     RETURNING 1)
                 SELECT history_append(\(HistoryRecordJSON.text(event))::jsonb) FROM created
-                """, logger: database.logger)
+                """)
         }
     }
 
@@ -48,7 +48,7 @@ public struct SubscriptionGroupRepository: Sendable {
     /// Writes an edited group with its `group_edited` event.
     public func update(_ group: SubscriptionGroup, event: HistoryRecord) async throws {
         try await database.translatingErrors {
-            try await database.client.query("""
+            try await database.execute("""
                 WITH changed AS (
                     UPDATE subscription_groups
                     SET reference_name = \(group.referenceName),
@@ -56,7 +56,7 @@ public struct SubscriptionGroupRepository: Sendable {
                     WHERE app = \(group.bundleID) AND id = \(group.id)
                     RETURNING 1)
                 SELECT history_append(\(HistoryRecordJSON.text(event))::jsonb) FROM changed
-                """, logger: database.logger)
+                """)
         }
     }
 

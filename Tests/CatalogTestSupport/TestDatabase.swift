@@ -62,7 +62,7 @@ public enum TestDatabase {
     /// Runs one SQL statement as the superuser in `url`'s database (for tests that play a hostile client).
     public static func execute(_ sql: String, in url: DatabaseURL) async throws {
         try await withClient(url) { client in
-            try await client.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+            _ = try await client.query(PostgresQuery(unsafeSQL: sql), logger: logger).collect()
         }
     }
 
@@ -91,7 +91,7 @@ public enum TestDatabase {
             let database = "t_\(run)_\(String(safe.prefix(40)))_\(UUID().uuidString.prefix(4).lowercased())"
             do {
                 try await TestDatabase.withClient(server) { client in
-                    try await client.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \"\(database)\""), logger: logger)
+                    _ = try await client.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \"\(database)\""), logger: logger).collect()
                 }
             } catch {
                 throw TestSetupError("""

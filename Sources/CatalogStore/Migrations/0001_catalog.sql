@@ -398,7 +398,11 @@ BEGIN
 END
 $$;
 
--- No history event, no change: at commit, every product change must have its event (same version).
+-- No history event, no change: every product change must have its event (same version) by the end of the
+-- statement that makes it. The store writes both in one statement. The check is immediate rather than at
+-- commit because an error raised by an autocommit statement's implicit commit reaches no client (the
+-- extended query protocol has already reported the statement complete); a transaction that needs to write
+-- the event in a later statement can SET CONSTRAINTS products_require_history DEFERRED.
 CREATE FUNCTION products_require_history() RETURNS trigger
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -418,4 +422,4 @@ END
 $$;
 
 CREATE CONSTRAINT TRIGGER products_require_history AFTER INSERT OR UPDATE OR DELETE ON products
-    DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION products_require_history();
+    DEFERRABLE INITIALLY IMMEDIATE FOR EACH ROW EXECUTE FUNCTION products_require_history();

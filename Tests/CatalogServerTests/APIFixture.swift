@@ -1,0 +1,185 @@
+import CatalogAPI
+import CatalogCore
+import CatalogServer
+import CatalogStore
+import CatalogTestSupport
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+
+/// The real application, as `iap-server serve` builds it, on the suite's own database.
+struct TestArguments: ServerArguments {
+    let hostname = "127.0.0.1"
+    let port = 0
+    let databaseURL: DatabaseURL
+    let logLevel: Logger.Level = .critical
+}
+
+/// A test's view of the API: requests as a client sends them, answers decoded as the document defines them.
+struct APIFixture: Sendable {
+    let url: DatabaseURL
+
+    static func forSuite(_ suite: String) async throws -> APIFixture {
+        APIFixture(url: try await TestDatabase.forSuite(suite))
+    }
+
+    /// Runs `body` against the application in-process.
+    func run<Result: Sendable>(_ body: @Sendable (API) async throws -> Result) async throws -> Result {
+        let app = try await buildApplication(TestArguments(databaseURL: url))
+        return try await app.test(.router) { client in try await body(API(client: client)) }
+    }
+
+    /// A new key of `role`, limited to `apps` when given, made directly in the database like `create-key`.
+    func key(_ role: KeyRole, apps: [String]? = nil, name: String? = nil) async throws -> String {
+        try await TestDatabase.withDatabase(url) { database in
+            let token = KeyToken.generate()
+            let key = APIKey(id: UUID(), name: name ?? "\(role.rawValue) test key", role: role, apps: apps.map(Set.init),
+                             createdAt: Date(), expiresAt: nil, revokedAt: nil)
+            try await database.keys.create(key, token: token, event: HistoryRecord(
+                kind: .keyCreated, bundleID: nil, actor: Actor(keyID: nil, name: "tests", role: .admin)))
+            return token.text
+        }
+    }
+
+    /// One key of each role, unlimited.
+    func keys() async throws -> Keys {
+        Keys(admin: try await key(.admin), developer: try await key(.developer), reviewer: try await key(.reviewer),
+             auditor: try await key(.auditor))
+    }
+
+    struct Keys: Sendable {
+        let admin: String
+        let developer: String
+        let reviewer: String
+        let auditor: String
+    }
+}
+
+/// Requests against the in-process application.
+struct API: Sendable {
+    let client: any TestClientProtocol
+
+    static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let text = try decoder.singleValueContainer().decode(String.self)
+            return try RFC3339DateTranscoder().decode(text)
+        }
+        return decoder
+    }()
+
+    /// Sends `body` (raw bytes, as a hostile client might) and answers the response.
+    @discardableResult
+    func send(_ method: HTTPRequest.Method, _ path: String, key: String? = nil, body: String? = nil,
+              headers: HTTPFields = [:]) async throws -> TestResponse {
+        var fields = headers
+        if let key { fields[.authorization] = "Bearer \(key)" }
+        if body != nil && fields[.contentType] == nil { fields[.contentType] = "application/json" }
+        return try await client.execute(uri: path, method: method, headers: fields,
+                                        body: body.map { ByteBuffer(string: $0) })
+    }
+
+    /// Sends a JSON object built from `json`.
+    @discardableResult
+    func send(_ method: HTTPRequest.Method, _ path: String, key: String? = nil, json: [String: any Sendable],
+              headers: HTTPFields = [:]) async throws -> TestResponse {
+        let data = try JSONSerialization.data(withJSONObject: json, options: [.sortedKeys])
+        return try await send(method, path, key: key, body: String(decoding: data, as: UTF8.self), headers: headers)
+    }
+
+    // MARK: The common steps of a test
+
+    @discardableResult
+    func createApp(_ bundleID: String, key: String, newsstand: Bool = false) async throws -> Components.Schemas.App {
+        let response = try await send(.post, "/v1/apps", key: key,
+                                      json: ["bundleId": bundleID, "name": "App \(bundleID)", "newsstand": newsstand])
+        return try expect(response, .created, as: Components.Schemas.App.self)
+    }
+
+    @discardableResult
+    func createGroup(_ bundleID: String, key: String, name: String = "Pass") async throws -> Components.Schemas.SubscriptionGroup {
+        let response = try await send(.post, "/v1/apps/\(bundleID)/subscription-groups", key: key,
+                                      json: ["referenceName": name])
+        return try expect(response, .created, as: Components.Schemas.SubscriptionGroup.self)
+    }
+
+    /// A product complete for approval: a price for paid types, a localization in en-US, and for an
+    /// auto-renewable subscription a group, `level` and a duration.
+    @discardableResult
+    func createProduct(_ bundleID: String, _ productID: String, type: PurchaseType, key: String,
+                       groupID: String? = nil, level: Int = 1) async throws -> Components.Schemas.Product {
+        var json: [String: any Sendable] = [
+            "productId": productID, "referenceName": "Ref \(productID)", "type": type.rawValue,
+            "localizations": [["locale": "en-US", "displayName": "Name \(productID.prefix(20))", "description": "Desc"]],
+        ]
+        if type.isPaid { json["price"] = ["currency": "USD", "amount": "0.99"] }
+        if type == .autoRenewableSubscription {
+            json["subscriptionGroupId"] = groupID
+            json["level"] = level
+            json["duration"] = "P1M"
+        }
+        let response = try await send(.post, "/v1/apps/\(bundleID)/products", key: key, json: json)
+        return try expect(response, .created, as: Components.Schemas.Product.self)
+    }
+
+    /// Takes `action`; answers the response, whatever its status.
+    @discardableResult
+    func act(_ action: ReviewAction, _ bundleID: String, _ productID: String, key: String, reason: String? = nil,
+             headers: HTTPFields = [:]) async throws -> TestResponse {
+        var json: [String: any Sendable] = ["action": action.rawValue]
+        if let reason { json["reason"] = reason }
+        return try await send(.post, "/v1/apps/\(bundleID)/products/\(productID)/actions", key: key, json: json,
+                              headers: headers)
+    }
+
+    /// Takes `action`, which must succeed, and answers the product after it.
+    @discardableResult
+    func move(_ action: ReviewAction, _ bundleID: String, _ productID: String, key: String,
+              reason: String? = "reason") async throws -> Components.Schemas.Product {
+        try expect(try await act(action, bundleID, productID, key: key, reason: reason), .ok,
+                   as: Components.Schemas.Product.self)
+    }
+
+    func product(_ bundleID: String, _ productID: String, key: String) async throws -> Components.Schemas.Product {
+        try expect(try await send(.get, "/v1/apps/\(bundleID)/products/\(productID)", key: key), .ok,
+                   as: Components.Schemas.Product.self)
+    }
+
+    func history(_ bundleID: String, _ productID: String, key: String) async throws -> [Components.Schemas.HistoryEvent] {
+        try expect(try await send(.get, "/v1/apps/\(bundleID)/products/\(productID)/history?limit=200", key: key), .ok,
+                   as: Components.Schemas.HistoryPage.self).items
+    }
+
+    func identifiers(_ bundleID: String) async throws -> [String] {
+        try expect(try await send(.get, "/v1/apps/\(bundleID)/product-identifiers"), .ok,
+                   as: Components.Schemas.ProductIdentifiers.self).productIdentifiers
+    }
+}
+
+/// A response that was not what the test expected, with its body for the failure message.
+struct UnexpectedResponse: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// Decodes `response` as `type` after checking its status.
+func expect<T: Decodable>(_ response: TestResponse, _ status: HTTPResponse.Status, as type: T.Type) throws -> T {
+    guard response.status == status else {
+        throw UnexpectedResponse(description: "expected \(status.code), got \(response.status.code): \(String(buffer: response.body))")
+    }
+    return try API.decoder.decode(T.self, from: Data(response.body.readableBytesView))
+}
+
+/// The problem details of a refused request, after checking its status, kind and media type.
+func problem(_ response: TestResponse, _ status: HTTPResponse.Status, _ kind: String) throws -> Components.Schemas.Problem {
+    guard response.status == status, response.headers[.contentType] == "application/problem+json" else {
+        throw UnexpectedResponse(description: "expected a \(status.code) problem, got \(response.status.code) \(response.headers[.contentType] ?? ""): \(String(buffer: response.body))")
+    }
+    let problem = try API.decoder.decode(Components.Schemas.Problem.self, from: Data(response.body.readableBytesView))
+    guard problem._type == "urn:problem:iap-catalog:\(kind)" else {
+        throw UnexpectedResponse(description: "expected \(kind), got \(problem._type): \(problem.detail ?? "")")
+    }
+    return problem
+}

@@ -1,0 +1,60 @@
+import CatalogCore
+import CatalogStore
+import CatalogTestSupport
+import Foundation
+import PostgresNIO
+
+/// Apps and products written through the repositories, each test with its own app.
+enum StoreFixtures {
+    static let actor = Actor(keyID: nil, name: "store tests", role: .admin)
+    static let now = Date()
+
+    static func app(_ database: Database, _ bundleID: String, newsstand: Bool = false) async throws -> App {
+        let app = App(bundleID: bundleID, name: "Test \(bundleID)", newsstand: newsstand, createdAt: now, updatedAt: now)
+        try await database.apps.create(app, event: HistoryRecord(kind: .appCreated, bundleID: bundleID, actor: actor))
+        return app
+    }
+
+    static func product(_ database: Database, in app: App, id: String = "coins", type: PurchaseType = .consumable)
+        async throws -> Product
+    {
+        var fields = ProductEdit(referenceName: "Ref \(id)",
+                                 localizations: [Localization(locale: "en-US", displayName: "Gold", description: "Coins")])
+        if type.isPaid { fields.price = Price(currency: "USD", amount: "2.00") }
+        let product = try Product.create(NewProduct(productID: id, type: type, fields: fields), in: app, at: now)
+        try await database.products.create(product, event: created(product))
+        return product
+    }
+
+    static func created(_ product: Product) -> HistoryRecord {
+        HistoryRecord(kind: .created, bundleID: product.bundleID, productID: product.productID,
+                      productVersion: product.version, toState: product.state, actor: actor,
+                      changes: product.creationChanges)
+    }
+
+    /// Takes `action` and saves it the way the API does, answering the saved product.
+    static func perform(_ action: ReviewAction, on product: Product, in app: App, _ database: Database)
+        async throws -> Product
+    {
+        let next = try product.performing(action, by: .admin, reason: "r", in: app, at: Date())
+        let saved = try await database.products.save(next, replacing: product, cause: action.rawValue, event: HistoryRecord(
+            kind: .action, bundleID: app.bundleID, productID: next.productID, productVersion: next.version,
+            action: action, fromState: product.state, toState: next.state, actor: actor))
+        precondition(saved, "\(action) was not saved")
+        return next
+    }
+
+    /// Runs raw SQL to its end (PostgresNIO reports a statement's error only to whoever reads its rows).
+    static func run(_ sql: String, in database: Database) async throws {
+        _ = try await database.client.query(PostgresQuery(unsafeSQL: sql)).collect()
+    }
+
+    /// The rows of a single-column query.
+    static func values<T: PostgresDecodable & Sendable>(_ sql: String, as: T.Type, in database: Database) async throws -> [T] {
+        var values: [T] = []
+        for try await value in try await database.client.query(PostgresQuery(unsafeSQL: sql)).decode(T.self) {
+            values.append(value)
+        }
+        return values
+    }
+}
