@@ -81,8 +81,14 @@ struct AdminCLI: Sendable {
     /// Runs the CLI with `arguments`, extra `environment`, and `stdin` as its input (none: /dev/null).
     @discardableResult
     func run(_ arguments: [String], environment extra: [String: String] = [:], stdin: String? = nil) async throws -> CLIResult {
+        try await runProgram(Self.binary.path, arguments, environment: extra, stdin: stdin)
+    }
+
+    /// Runs any program in this CLI's environment (a shell pipeline around the CLI, say).
+    func runProgram(_ path: String, _ arguments: [String], environment extra: [String: String] = [:],
+                    stdin: String? = nil) async throws -> CLIResult {
         let process = Process()
-        process.executableURL = Self.binary
+        process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
         process.environment = environment.merging(extra) { $1 }.filter { !$0.value.isEmpty }
         process.currentDirectoryURL = home

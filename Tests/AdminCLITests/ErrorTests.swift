@@ -46,6 +46,10 @@ struct ErrorTests {
         #expect(result.stderr.contains("  state: PENDING_DEVELOPER_APPROVAL"))
         #expect(result.stderr.contains("  allowed now: approve"))
 
+        let staleAction = try await cli.run("approve", "gem", "--app", app, "--if-match", "7")
+        #expect(staleAction.status == 67, "\(staleAction)")
+        #expect(staleAction.stderr.contains("If-Match does not match the current ETag \"1\""))
+
         let stale = try await cli.run("products", "edit", "gem", "--app", app, "--name", "Gem 2", "--if-match", "7")
         #expect(stale.status == 67, "\(stale)")
         #expect(stale.stderr.contains("error: The resource changed since it was read"))
@@ -120,5 +124,20 @@ struct ErrorTests {
             #expect(result.stderr.contains(message), "\(result)")
         }
         #expect(try await cli.succeed("products", "list", "--app", app, "--quiet").lines.isEmpty)
+    }
+
+    @Test("a reader that stops early (| head) ends the command quietly, without a crash")
+    func closedPipe() async throws {
+        let cli = try await AdminCLI.forTest()
+        let app = AdminCLI.uniqueApp("pipe")
+        try await cli.succeed("apps", "create", app, "--name", "Pipe")
+        let file = try cli.file("many.json", "[" + (1...30).map { #"{"productId": "p.\#($0)", "referenceName": "P \#($0)", "type": "CONSUMABLE"}"# }
+            .joined(separator: ",") + "]")
+        try await cli.succeed("products", "create", "--app", app, "--file", file, "--quiet")
+        let shell = AdminCLI(server: cli.server, home: cli.home, environment: cli.environment)
+        let command = "set -o pipefail; for i in 1 2 3; do '\(AdminCLI.binary.path)' products list --app \(app) --all --json | head -c 10 >/dev/null || exit 9; done"
+        let result = try await shell.runProgram("/bin/bash", ["-c", command])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stderr.isEmpty, "\(result)")
     }
 }

@@ -66,7 +66,7 @@ struct ProductHistory: AsyncParsableCommand {
     func run() async throws {
         let session = try Session(global)
         let app = try session.app(app)
-        let events = try await pages.collect(session, noun: "events") { cursor, size in
+        let (events, more) = try await pages.collect(session) { cursor, size in
             let output = try await session.call {
                 try await $0.getProductHistory(path: .init(bundleId: app, productId: productID),
                                                query: .init(cursor: cursor, limit: size))
@@ -82,7 +82,9 @@ struct ProductHistory: AsyncParsableCommand {
         switch session.format {
         case .json: break
         case .quiet: for event in events { console.print(String(event.sequence)) }
-        case .human: History.table(events, showProduct: false).print(on: console)
+        case .human:
+            History.table(events, showProduct: false).print(on: console)
+            pages.noteMore(more, shown: events.count, noun: "events", session: session)
         }
     }
 }

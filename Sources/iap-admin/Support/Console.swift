@@ -30,23 +30,23 @@ struct Console: Sendable {
 
     /// Writes a line to stdout.
     func print(_ line: String = "") {
-        write(line + "\n", to: .standardOutput)
+        Self.write(Data((line + "\n").utf8), to: STDOUT_FILENO)
     }
 
     /// Writes bytes to stdout as they are, ending them with a newline if they do not end with one.
     func printRaw(_ data: Data) {
-        FileHandle.standardOutput.write(data)
-        if data.last != UInt8(ascii: "\n") { FileHandle.standardOutput.write(Data("\n".utf8)) }
+        Self.write(data, to: STDOUT_FILENO)
+        if data.last != UInt8(ascii: "\n") { Self.write(Data("\n".utf8), to: STDOUT_FILENO) }
     }
 
     /// Writes a line to stderr.
     func note(_ line: String) {
-        write(line + "\n", to: .standardError)
+        Self.write(Data((line + "\n").utf8), to: STDERR_FILENO)
     }
 
     /// Writes text to stderr without a newline (progress bars, prompts).
     func noteInline(_ text: String) {
-        write(text, to: .standardError)
+        Self.write(Data(text.utf8), to: STDERR_FILENO)
     }
 
     /// `text` in `style` when stdout has colour.
@@ -59,9 +59,30 @@ struct Console: Sendable {
         errorColour ? style.apply(to: text) : text
     }
 
-    private func write(_ text: String, to handle: FileHandle) {
-        handle.write(Data(text.utf8))
+    /// Writes all of `data`. When the reader has gone (`admin-cli ... | head`), there is nobody left to tell
+    /// anything: the command ends quietly and successfully, as it would have been stopped by SIGPIPE had
+    /// SwiftNIO not ignored that signal.
+    private static func write(_ data: Data, to descriptor: Int32) {
+        data.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = systemWrite(descriptor, buffer.baseAddress?.advanced(by: offset), buffer.count - offset)
+                if written > 0 {
+                    offset += written
+                } else if written < 0, errno == EINTR || errno == EAGAIN {
+                    continue
+                } else {
+                    if errno == EPIPE { exit(0) }
+                    return
+                }
+            }
+        }
     }
+}
+
+/// write(2), named apart from the console's own `write`.
+private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
+    write(descriptor, bytes, count)
 }
 
 /// ANSI text styles, few and meaningful: state colours, headers, and errors.

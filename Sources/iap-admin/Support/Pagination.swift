@@ -17,10 +17,10 @@ struct PageOptions: ParsableArguments {
     }
 
     /// Fetches pages with `fetch(cursor, pageSize)` until the limit is reached or there are no more; with
-    /// `--json` each page is printed as received. Says on stderr when more were left unfetched.
-    func collect<Item>(_ session: Session, noun: String,
+    /// `--json` each page is printed as received. `more` tells whether some were left unfetched.
+    func collect<Item>(_ session: Session,
                        _ fetch: (_ cursor: String?, _ pageSize: Int) async throws -> (items: [Item], next: String?))
-        async throws -> [Item]
+        async throws -> (items: [Item], more: Bool)
     {
         var items: [Item] = []
         var cursor: String?
@@ -31,10 +31,12 @@ struct PageOptions: ParsableArguments {
             items += page.items
             cursor = page.next
         } while cursor != nil && (all || items.count < limit)
-        if cursor != nil, session.format == .human {
-            session.console.note(session.console.paintError(
-                "showing the first \(items.count) \(noun); --all or --limit N for more", .dim))
-        }
-        return items
+        return (items, cursor != nil)
+    }
+
+    /// Says on stderr, after the table, that there are more than were shown.
+    func noteMore(_ more: Bool, shown: Int, noun: String, session: Session) {
+        guard more, session.format == .human else { return }
+        session.console.note(session.console.paintError("showing the first \(shown) \(noun); --all or --limit N for more", .dim))
     }
 }

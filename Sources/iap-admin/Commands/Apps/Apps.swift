@@ -88,7 +88,7 @@ struct ListApps: AsyncParsableCommand {
 
     func run() async throws {
         let session = try Session(global)
-        let apps = try await pages.collect(session, noun: "apps") { cursor, size in
+        let (apps, more) = try await pages.collect(session) { cursor, size in
             switch try await session.call({ try await $0.listApps(query: .init(cursor: cursor, limit: size)) }) {
             case .ok(let ok):
                 switch ok.body { case .json(let page): return (page.items, page.nextCursor) }
@@ -108,6 +108,7 @@ struct ListApps: AsyncParsableCommand {
                           Table.Cell(Display.yesNo(app.newsstand)))
             }
             table.print(on: console)
+            pages.noteMore(more, shown: apps.count, noun: "apps", session: session)
         }
     }
 }

@@ -35,7 +35,7 @@ struct ListProducts: AsyncParsableCommand {
     func run() async throws {
         let session = try Session(global)
         let app = try session.app(app)
-        let products = try await pages.collect(session, noun: "products") { cursor, size in
+        let (products, more) = try await pages.collect(session) { cursor, size in
             let output = try await session.call {
                 try await $0.listProducts(path: .init(bundleId: app),
                                           query: .init(state: state, _type: type, q: query, cursor: cursor, limit: size))
@@ -64,6 +64,7 @@ struct ListProducts: AsyncParsableCommand {
                           Table.Cell(product.referenceName))
             }
             table.print(on: console)
+            pages.noteMore(more, shown: products.count, noun: "products", session: session)
         }
     }
 }

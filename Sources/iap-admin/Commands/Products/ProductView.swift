@@ -3,7 +3,8 @@ import CatalogAPI
 /// A product for people: its identity and state, then its live and draft revisions side by side (the live
 /// one is what buyers see; the draft is what the next review will see), then what approval still needs.
 enum ProductView {
-    static func print(_ product: Components.Schemas.Product, app: String, on console: Console) {
+    static func print(_ product: Components.Schemas.Product, app: String, groupNames: [String: String] = [:],
+                      on console: Console) {
         var details = Details()
         details.add("Product", console.paint(product.productId, .bold) + " in \(app)")
         details.add("Type", product._type.rawValue)
@@ -15,7 +16,7 @@ enum ProductView {
         details.add("Updated", Display.time(product.updatedAt))
         details.print(on: console)
         console.print()
-        revisions(product).print(on: console)
+        revisions(product, groupNames: groupNames).print(on: console)
         printMissing(product, on: console)
     }
 
@@ -36,7 +37,7 @@ enum ProductView {
 
     /// The fields in rows and the revisions in columns: LIVE and DRAFT when both exist, with the rows that
     /// differ marked; otherwise the one there is.
-    static func revisions(_ product: Components.Schemas.Product) -> Table {
+    static func revisions(_ product: Components.Schemas.Product, groupNames: [String: String] = [:]) -> Table {
         let current = Components.Schemas.ProductContent(
             referenceName: product.referenceName, price: product.price, territoryPrices: product.territoryPrices,
             localizations: product.localizations, familyShareable: product.familyShareable,
@@ -49,7 +50,7 @@ enum ProductView {
         if columns.isEmpty { columns.append(("CURRENT", current)) }
         let isSubscription = product._type == .autoRenewableSubscription
 
-        let rows = fieldRows(columns.map(\.content), subscription: isSubscription)
+        let rows = fieldRows(columns.map(\.content), subscription: isSubscription, groupNames: groupNames)
         var table: Table
         if columns.count == 2 {
             table = Table("FIELD", columns[0].title, columns[1].title, "")
@@ -67,8 +68,8 @@ enum ProductView {
         return table
     }
 
-    private static func fieldRows(_ contents: [Components.Schemas.ProductContent],
-                                  subscription: Bool) -> [(label: String, values: [String])] {
+    private static func fieldRows(_ contents: [Components.Schemas.ProductContent], subscription: Bool,
+                                  groupNames: [String: String]) -> [(label: String, values: [String])] {
         func row(_ label: String, _ value: (Components.Schemas.ProductContent) -> String?) -> (String, [String]) {
             (label, contents.map { value($0) ?? "-" })
         }
@@ -97,7 +98,9 @@ enum ProductView {
         rows.append(row("Cleared for sale") { $0.clearedForSale.map(Display.yesNo) })
         rows.append(row("Review note") { $0.reviewNote.map(abbreviated) })
         if subscription || contents.contains(where: { $0.subscriptionGroupId != nil }) {
-            rows.append(row("Subscription group") { $0.subscriptionGroupId })
+            rows.append(row("Subscription group") { content in
+                content.subscriptionGroupId.map { id in groupNames[id].map { "\($0) (\(id.prefix(8)))" } ?? id }
+            })
             rows.append(row("Level") { $0.level.map(String.init) })
             rows.append(row("Duration") { $0.duration?.rawValue })
             rows.append(row("Introductory offer") { Display.offer($0.introductoryOffer) })

@@ -30,7 +30,14 @@ struct ShowProduct: AsyncParsableCommand {
         switch session.format {
         case .json: session.printJSON()
         case .quiet: session.console.print(product.productId)
-        case .human: ProductView.print(product, app: app, on: session.console)
+        case .human:
+            // Groups read better by name than by id; a failure to list them only costs the names.
+            let groupIDs = [product.subscriptionGroupId, product.live?.subscriptionGroupId, product.draft?.subscriptionGroupId]
+            var groupNames: [String: String] = [:]
+            if groupIDs.contains(where: { $0 != nil }), let groups = try? await session.fetchGroups(app: app) {
+                for group in groups { groupNames[group.id] = group.referenceName }
+            }
+            ProductView.print(product, app: app, groupNames: groupNames, on: session.console)
         }
     }
 }
