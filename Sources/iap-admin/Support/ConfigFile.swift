@@ -87,9 +87,10 @@ struct ConfigFile: Codable, Equatable, Sendable {
 
     /// Whether people other than the owner may read the file (an old or hand-made file), to warn about it.
     static func isReadableByOthers(_ url: URL) -> Bool {
-        var info = stat()
-        guard stat(url.path, &info) == 0 else { return false }
-        return info.st_mode & 0o077 != 0
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),
+              let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue
+        else { return false }
+        return mode & 0o077 != 0
     }
 }
 

@@ -17,10 +17,11 @@ final class ResponseRecorder: ClientMiddleware {
     /// The largest body kept; the API's pages are far smaller.
     static let maximumBody = 64 * 1024 * 1024
 
-    private let answers = Mutex<[Answer]>([])
+    /// Only the latest answer is kept: commands print each answer before they make the next call.
+    private let latest = Mutex<Answer?>(nil)
 
     /// The most recent answer.
-    var last: Answer? { answers.withLock { $0.last } }
+    var last: Answer? { latest.withLock { $0 } }
 
     func intercept(
         _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
@@ -31,8 +32,7 @@ final class ResponseRecorder: ClientMiddleware {
         if let responseBody { data = try await Data(collecting: responseBody, upTo: Self.maximumBody) }
         let answer = Answer(operationID: operationID, status: response.status.code,
                             contentType: response.headerFields[.contentType], body: data)
-        // Only the latest matters; keeping all would grow without bound over a long pagination.
-        answers.withLock { $0 = [answer] }
+        latest.withLock { $0 = answer }
         return (response, responseBody == nil ? nil : HTTPBody(data))
     }
 }

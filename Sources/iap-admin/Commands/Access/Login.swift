@@ -44,7 +44,15 @@ struct Login: AsyncParsableCommand {
             throw failure
         }
         let body = session.lastBody
-        if let app { _ = try await session.fetchApp(app) }
+        if let app {
+            // The first login often comes before the app exists: save it anyway, and say so.
+            do {
+                _ = try await session.fetchApp(app)
+            } catch let failure as CommandFailure where failure.status == .notFound {
+                console.note(console.paintError("note:", .yellow)
+                    + " there is no app \(app) yet (or this key may not see it); create it with: admin-cli apps create \(app) --name NAME")
+            }
+        }
 
         var config = try ConfigFile.load(from: endpoint.configLocation)
         let previous = config.profiles[endpoint.profileName]
