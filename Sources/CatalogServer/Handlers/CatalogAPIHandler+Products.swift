@@ -91,7 +91,9 @@ extension CatalogAPIHandler {
     }
 
     func existingProduct(_ app: App, _ productID: String) async throws -> Product {
-        guard let product = try await database.products.find(app.bundleID, productID) else {
+        guard Identifiers.productIDProblems(productID).isEmpty,
+              let product = try await database.products.find(app.bundleID, productID)
+        else {
             throw CatalogError.notFound("no product \(productID) in \(app.bundleID)")
         }
         return product
