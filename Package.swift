@@ -28,6 +28,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-openapi-async-http-client.git", from: "1.5.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
     ],
     targets: [
         .target(name: "CatalogCore", swiftSettings: strict),
@@ -127,8 +128,11 @@ let package = Package(
                 "CatalogServer",
                 "CatalogStore",
                 "CatalogTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: strict
         ),

@@ -57,21 +57,38 @@ public struct HistoryRecord: Sendable, Hashable {
     }
 }
 
-/// An event as the history keeps it: the record plus its place in the global order and in its app's hash chain.
+/// An event as the history keeps it: the record plus its place in the global order and in its hash chain.
 public struct HistoryEvent: Sendable, Hashable {
+    /// The global order of events.
     public let sequence: Int64
+    /// The event's position in its chain, from 1.
+    public let chainSequence: Int64
     public let at: Date
+    /// `at` as the chain covers it: RFC 3339 UTC with six fraction digits.
+    public let canonicalAt: String
+    /// The chain: the app's bundle id, or "" for events outside any app.
+    public let chain: String
+    /// `changes` as stored (JSON), from which the canonical form is made.
+    public let changesJSON: String
     public let record: HistoryRecord
     /// Hex SHA-256 of the previous event of the same chain (64 zeros for the first).
     public let previousHash: String
-    /// Hex SHA-256 of `previousHash` and the event's canonical JSON.
+    /// Hex SHA-256 of `previousHash` (as bytes) followed by the event's canonical JSON (UTF-8).
     public let hash: String
 
-    public init(sequence: Int64, at: Date, record: HistoryRecord, previousHash: String, hash: String) {
+    public init(sequence: Int64, chainSequence: Int64, at: Date, canonicalAt: String, chain: String,
+                changesJSON: String, record: HistoryRecord, previousHash: String, hash: String) {
         self.sequence = sequence
+        self.chainSequence = chainSequence
         self.at = at
+        self.canonicalAt = canonicalAt
+        self.chain = chain
+        self.changesJSON = changesJSON
         self.record = record
         self.previousHash = previousHash
         self.hash = hash
     }
+
+    /// The hash of the first event's predecessor.
+    public static let genesisHash = String(repeating: "0", count: 64)
 }

@@ -14,8 +14,15 @@ import PostgresNIO
 public protocol ServerArguments: Sendable {
     var hostname: String { get }
     var port: Int { get }
+    /// The database, as the role the service runs as.
     var databaseURL: DatabaseURL { get }
+    /// The database as the role that owns the schema and applies migrations; `nil`: the service's own.
+    var migrationDatabaseURL: DatabaseURL? { get }
     var logLevel: Logger.Level { get }
+}
+
+extension ServerArguments {
+    public var migrationDatabaseURL: DatabaseURL? { nil }
 }
 
 /// The whole service: the PostgreSQL client as a service, migrations before the server starts, the router.
@@ -37,7 +44,11 @@ public func buildApplication(_ arguments: some ServerArguments) async throws -> 
         services: [client],
         logger: logger)
     app.beforeServerStarts {
-        let applied = try await migrator.migrate(client)
+        let applied = if let owner = arguments.migrationDatabaseURL {
+            try await Database.withClient(owner, logger: logger) { try await migrator.migrate($0) }
+        } else {
+            try await migrator.migrate(client)
+        }
         logger.info("database ready", metadata: ["database": "\(arguments.databaseURL)", "applied": "\(applied)"])
     }
     return app

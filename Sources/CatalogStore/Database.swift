@@ -72,3 +72,17 @@ enum JSONColumn {
         return try decode(type, from: text)
     }
 }
+
+extension Database {
+    /// Runs `body` with a client for `url` that runs only for `body`'s duration (commands, migrations).
+    public static func withClient<Result: Sendable>(
+        _ url: DatabaseURL, logger: Logger, _ body: @Sendable (PostgresClient) async throws -> Result
+    ) async throws -> Result {
+        let client = PostgresClient(configuration: url.configuration(), backgroundLogger: logger)
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            defer { group.cancelAll() }
+            return try await body(client)
+        }
+    }
+}

@@ -8,8 +8,8 @@ import PostgresNIO
 public struct DatabaseURL: Sendable, Hashable, CustomStringConvertible {
     public let host: String
     public let port: Int
-    public let username: String
-    public let password: String?
+    public private(set) var username: String
+    public private(set) var password: String?
     public private(set) var database: String
     public let sslMode: String
     public let socketDirectory: String?
@@ -38,6 +38,14 @@ public struct DatabaseURL: Sendable, Hashable, CustomStringConvertible {
     public func with(database: String) -> DatabaseURL {
         var copy = self
         copy.database = database
+        return copy
+    }
+
+    /// The same server and database, as another role (without a password: local trust, or a certificate).
+    public func with(username: String) -> DatabaseURL {
+        var copy = self
+        copy.username = username
+        copy.password = nil
         return copy
     }
 

@@ -80,17 +80,19 @@ public struct Migrator: Sendable {
     /// The newest version this build knows.
     public var latestVersion: Int { migrations.last?.version ?? 0 }
 
-    /// Applies every migration the database lacks, and answers the versions applied now.
+    /// Applies every migration the database lacks, and answers the versions applied now. When none is
+    /// missing it only reads, so that a role without DDL rights (the service's) can call it.
     @discardableResult
     public func migrate(_ client: PostgresClient) async throws -> [Int] {
         try await client.withConnection { connection in
+            if try await !hasPending(on: connection) { return [] }
             _ = try await connection.query("SELECT pg_advisory_lock(\(Self.lockKey))", logger: logger).collect()
             do {
                 let applied = try await apply(on: connection)
                 _ = try await connection.query("SELECT pg_advisory_unlock(\(Self.lockKey))", logger: logger).collect()
                 return applied
             } catch {
-                _ = try? await connection.query("SELECT pg_advisory_unlock(\(Self.lockKey))", logger: logger)
+                _ = try? await connection.query("SELECT pg_advisory_unlock(\(Self.lockKey))", logger: logger).collect()
                 throw error
             }
         }
@@ -105,15 +107,18 @@ public struct Migrator: Sendable {
         return 0
     }
 
-    private func apply(on connection: PostgresConnection) async throws -> [Int] {
-        _ = try await connection.query("""
-            CREATE TABLE IF NOT EXISTS schema_migrations (
-                version    integer PRIMARY KEY,
-                name       text NOT NULL,
-                checksum   text NOT NULL,
-                applied_at timestamptz NOT NULL DEFAULT now()
-            )
-            """, logger: logger).collect()
+    /// Whether some migration is missing; also refuses a database whose applied migrations this build
+    /// does not know or that changed since.
+    private func hasPending(on connection: PostgresConnection) async throws -> Bool {
+        let exists = try await connection.query("SELECT to_regclass('schema_migrations') IS NOT NULL", logger: logger)
+            .collect()
+        guard try exists.first?.decode(Bool.self) == true else { return true }
+        let recorded = try await recordedChecksums(on: connection)
+        return migrations.contains { recorded[$0.version] == nil }
+    }
+
+    /// The applied versions and their checksums, checked against this build's migrations.
+    private func recordedChecksums(on connection: PostgresConnection) async throws -> [Int: String] {
         var recorded: [Int: String] = [:]
         for try await (version, checksum) in try await connection.query(
             "SELECT version, checksum FROM schema_migrations", logger: logger).decode((Int, String).self) {
@@ -126,6 +131,19 @@ public struct Migrator: Sendable {
                 throw Failure.changedAfterApplying(version: version, name: migration.name)
             }
         }
+        return recorded
+    }
+
+    private func apply(on connection: PostgresConnection) async throws -> [Int] {
+        _ = try await connection.query("""
+            CREATE TABLE IF NOT EXISTS schema_migrations (
+                version    integer PRIMARY KEY,
+                name       text NOT NULL,
+                checksum   text NOT NULL,
+                applied_at timestamptz NOT NULL DEFAULT now()
+            )
+            """, logger: logger).collect()
+        let recorded = try await recordedChecksums(on: connection)
         var applied: [Int] = []
         for migration in migrations where recorded[migration.version] == nil {
             logger.info("applying migration", metadata: ["version": "\(migration.version)", "name": "\(migration.name)"])

@@ -40,6 +40,10 @@ enum StoreErrorTranslation {
                 field: "subscriptionGroupId", rule: "exists", message: "no such subscription group in this app")])
         case "IC001":
             return CatalogError.conflict(info[.message] ?? "illegal state change")
+        case _ where state.hasPrefix("22"):
+            // A data exception: text PostgreSQL cannot hold (NUL), a number out of range. The input is at fault.
+            return CatalogError.validationFailed([FieldProblem(
+                field: "request", rule: "storable", message: "holds a value the catalog cannot store (such as a NUL character)")])
         case "40001", "40P01", "55P03":
             return CatalogError.conflict("a concurrent change got there first; read the product again and retry")
         case _ where state.hasPrefix("08") || state.hasPrefix("53") || state.hasPrefix("57"):

@@ -3,7 +3,8 @@ import CatalogStore
 import Logging
 import PostgresNIO
 
-/// Applies the migrations of `sql/` and exits.
+/// Applies the migrations of `sql/` and exits. Run it as the schema's owner (`DATABASE_URL` here is the
+/// owner's), not as the service's role.
 struct Migrate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Apply the database migrations and exit.",
@@ -21,18 +22,10 @@ struct Migrate: AsyncParsableCommand {
     }
 }
 
-/// Runs `work` with a running client for the database, then shuts the client down.
+/// Runs `work` with a running client for the command's database.
 func withDatabase<Result: Sendable>(_ options: DatabaseOptions, logger: Logger,
                                     _ work: @Sendable @escaping (PostgresClient) async throws -> Result)
     async throws -> Result
 {
-    let client = PostgresClient(configuration: try options.databaseURL().configuration(), backgroundLogger: logger)
-    return try await withThrowingTaskGroup(of: Result?.self) { group in
-        group.addTask {
-            await client.run()
-            return nil
-        }
-        defer { group.cancelAll() }
-        return try await work(client)
-    }
+    try await Database.withClient(try options.databaseURL(), logger: logger, work)
 }

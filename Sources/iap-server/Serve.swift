@@ -13,6 +13,10 @@ struct Serve: AsyncParsableCommand, ServerArguments {
 
     @OptionGroup var database: DatabaseOptions
 
+    @Option(name: .customLong("migration-database-url"),
+            help: "The database as the schema's owner, for migrations (default: $MIGRATION_DATABASE_URL, else the service's).")
+    var migrationDatabaseURLText: String?
+
     @Option(name: .customLong("hostname"), help: "Address to listen on (default: $HOST or 127.0.0.1).")
     var hostnameOption: String?
 
@@ -22,11 +26,18 @@ struct Serve: AsyncParsableCommand, ServerArguments {
     var hostname: String { hostnameOption ?? ProcessInfo.processInfo.environment["HOST"] ?? "127.0.0.1" }
     var port: Int { portOption ?? ProcessInfo.processInfo.environment["PORT"].flatMap(Int.init) ?? 8080 }
     var databaseURL: DatabaseURL { (try? database.databaseURL())! }
+    var migrationDatabaseURL: DatabaseURL? {
+        (migrationDatabaseURLText ?? ProcessInfo.processInfo.environment["MIGRATION_DATABASE_URL"])
+            .flatMap { try? DatabaseURL($0) }
+    }
     var logLevel: Logger.Level { (try? database.level()) ?? .info }
 
     func validate() throws {
         _ = try database.databaseURL()
         _ = try database.level()
+        if let text = migrationDatabaseURLText ?? ProcessInfo.processInfo.environment["MIGRATION_DATABASE_URL"] {
+            do { _ = try DatabaseURL(text) } catch { throw ValidationError("MIGRATION_DATABASE_URL: \(error.description)") }
+        }
         guard (0...65535).contains(port) else { throw ValidationError("port \(port) is out of range") }
     }
 

@@ -10,11 +10,13 @@ import HummingbirdTesting
 import Logging
 import NIOCore
 
-/// The real application, as `iap-server serve` builds it, on the suite's own database.
+/// The real application, as `iap-server serve` builds it, on the suite's own database: migrated by the owner,
+/// served as the least-privileged service role.
 struct TestArguments: ServerArguments {
     let hostname = "127.0.0.1"
     let port = 0
     let databaseURL: DatabaseURL
+    let migrationDatabaseURL: DatabaseURL?
     let logLevel: Logger.Level = .critical
 }
 
@@ -28,7 +30,8 @@ struct APIFixture: Sendable {
 
     /// Runs `body` against the application in-process.
     func run<Result: Sendable>(_ body: @Sendable (API) async throws -> Result) async throws -> Result {
-        let app = try await buildApplication(TestArguments(databaseURL: url))
+        let service = try await TestDatabase.serviceURL(for: url)
+        let app = try await buildApplication(TestArguments(databaseURL: service, migrationDatabaseURL: url))
         return try await app.test(.router) { client in try await body(API(client: client)) }
     }
 

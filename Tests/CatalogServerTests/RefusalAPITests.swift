@@ -2,6 +2,7 @@ import CatalogAPI
 import CatalogCore
 import Foundation
 import HTTPTypes
+import NIOCore
 import HummingbirdTesting
 import Testing
 

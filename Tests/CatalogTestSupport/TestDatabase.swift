@@ -30,6 +30,21 @@ public enum TestDatabase {
         try await Registry.shared.database(for: suite)
     }
 
+    /// The login role the tests run the service as: a member of `iap_service` (made by the migrations),
+    /// with exactly the service's privileges.
+    public static let serviceRole = "iap_test_service"
+
+    /// `url`'s database as the service's role; `url` must be migrated.
+    public static func serviceURL(for url: DatabaseURL) async throws -> DatabaseURL {
+        try await execute("""
+            DO $$ BEGIN
+                CREATE ROLE \(serviceRole) LOGIN IN ROLE iap_service;
+            EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
+            END $$
+            """, in: url)
+        return url.with(username: serviceRole)
+    }
+
     /// A new, empty (unmigrated) database.
     public static func empty(_ name: String) async throws -> DatabaseURL {
         try await Registry.shared.create(name)

@@ -17,6 +17,9 @@ extension CatalogAPIHandler {
             }
             after = sequence
         }
+        guard Identifiers.productIDProblems(input.path.productId).isEmpty else {
+            throw CatalogError.notFound("no product \(input.path.productId) in \(app.bundleID), now or ever")
+        }
         let fetched = try await database.history.forProduct(app.bundleID, input.path.productId, after: after,
                                                             limit: limit + 1)
         if fetched.isEmpty && after == nil {

@@ -9,7 +9,9 @@ extension CatalogAPIHandler {
         -> Operations.GetProductIdentifiers.Output
     {
         let type: PurchaseType? = input.query._type.map { EnumMapping.convert($0) }
-        guard let identifiers = try await database.products.identifiersOnSale(input.path.bundleId, type: type) else {
+        guard Identifiers.bundleIDProblems(input.path.bundleId).isEmpty,
+              let identifiers = try await database.products.identifiersOnSale(input.path.bundleId, type: type)
+        else {
             return .notFound(.init(body: .json(.init(error: .appNotFound))))
         }
         let digest = SHA256.hash(data: Data(([input.path.bundleId] + identifiers).joined(separator: "\n").utf8))

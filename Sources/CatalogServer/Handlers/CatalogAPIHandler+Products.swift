@@ -35,6 +35,14 @@ extension CatalogAPIHandler {
     func getProduct(_ input: Operations.GetProduct.Input) async throws -> Operations.GetProduct.Output {
         let key = try Access.require(.readCatalog)
         let app = try await visibleApp(input.path.bundleId, for: key)
+        if let instant = input.query.asOf {
+            // The past, rebuilt from history: nothing can be done there, so no actions are offered.
+            let events = try await database.history.forProduct(app.bundleID, input.path.productId, until: instant)
+            guard let product = try Product.replaying(events) else {
+                throw CatalogError.notFound("no product \(input.path.productId) in \(app.bundleID) at \(instant)")
+            }
+            return .ok(.init(body: .json(.init(product, app: app, role: nil))))
+        }
         let product = try await existingProduct(app, input.path.productId)
         return .ok(.init(headers: .init(eTag: EntityTag.of(product)),
                          body: .json(.init(product, app: app, role: key.role))))
@@ -91,7 +99,9 @@ extension CatalogAPIHandler {
     }
 
     func existingProduct(_ app: App, _ productID: String) async throws -> Product {
-        guard let product = try await database.products.find(app.bundleID, productID) else {
+        guard Identifiers.productIDProblems(productID).isEmpty,
+              let product = try await database.products.find(app.bundleID, productID)
+        else {
             throw CatalogError.notFound("no product \(productID) in \(app.bundleID)")
         }
         return product

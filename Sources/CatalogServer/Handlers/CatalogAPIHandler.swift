@@ -13,7 +13,9 @@ struct CatalogAPIHandler: APIProtocol {
 
     /// The app `bundleID`, if the key may see it; otherwise not found, exactly as if it did not exist.
     func visibleApp(_ bundleID: String, for key: APIKey) async throws -> App {
-        guard key.canSee(app: bundleID), let app = try await database.apps.find(bundleID) else {
+        guard Identifiers.bundleIDProblems(bundleID).isEmpty, key.canSee(app: bundleID),
+              let app = try await database.apps.find(bundleID)
+        else {
             throw CatalogError.notFound("no app \(bundleID)")
         }
         return app

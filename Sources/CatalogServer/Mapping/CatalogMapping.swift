@@ -30,7 +30,7 @@ extension Components.Schemas.HistoryEvent {
     init(_ event: HistoryEvent) throws {
         let record = event.record
         self.init(
-            sequence: Int(event.sequence), at: event.at, app: record.bundleID, productId: record.productID,
+            sequence: Int(event.sequence), chainSequence: Int(event.chainSequence), at: event.at, app: record.bundleID, productId: record.productID,
             productVersion: record.productVersion, kind: EnumMapping.convert(record.kind),
             action: record.action.map { EnumMapping.convert($0) },
             fromState: record.fromState.map { EnumMapping.convert($0) },

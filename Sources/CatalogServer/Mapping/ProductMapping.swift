@@ -3,8 +3,9 @@ import CatalogCore
 import Foundation
 
 extension Components.Schemas.Product {
-    /// A product as the API answers it: current content, state, both revisions, and what `role` may do next.
-    init(_ product: Product, app: App, role: KeyRole) {
+    /// A product as the API answers it: current content, state, both revisions, and what `role` may do next
+    /// (nothing, without a role: a product as it was in the past).
+    init(_ product: Product, app: App, role: KeyRole?) {
         let current = Components.Schemas.ProductContent(product, content: product.content)
         self.init(
             productId: product.productID, _type: EnumMapping.convert(product.type),
@@ -14,7 +15,7 @@ extension Components.Schemas.Product {
             subscriptionGroupId: current.subscriptionGroupId, level: product.content.level,
             duration: current.duration, introductoryOffer: current.introductoryOffer,
             state: EnumMapping.convert(product.state), version: product.version, onSale: product.onSale,
-            allowedActions: product.allowedActions(for: role).map { EnumMapping.convert($0) },
+            allowedActions: role.map { product.allowedActions(for: $0) }?.map { EnumMapping.convert($0) } ?? [],
             missingForApproval: product.missingForApproval(in: app).map(Components.Schemas.FieldProblem.init),
             live: product.liveContent.map { Components.Schemas.ProductContent(product, content: $0) },
             draft: product.draftContent.map { Components.Schemas.ProductContent(product, content: $0) },

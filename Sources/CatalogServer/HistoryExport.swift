@@ -1,0 +1,94 @@
+import CatalogCore
+import CatalogStore
+import OpenAPIRuntime
+
+/// The history as files: CSV for spreadsheets and NDJSON for tools, streamed as the database reads them.
+enum HistoryExport {
+    enum Format {
+        case csv, ndjson
+    }
+
+    /// The events of `events` in `format`, in chunks of about 64 KiB: the body of a streamed answer.
+    static func body(_ events: ExportedEvents, format: Format) -> HTTPBody {
+        HTTPBody(Chunks(events: events, format: format), length: .unknown, iterationBehavior: .single)
+    }
+
+    /// CSV columns, in order.
+    static let csvColumns = [
+        "sequence", "chain", "chainSeq", "at", "app", "productId", "productVersion", "kind", "action", "fromState",
+        "toState", "actorKeyId", "actorName", "actorRole", "reason", "changes", "requestId", "previousHash", "hash",
+    ]
+
+    /// RFC 4180: UTF-8 with a byte-order mark (so that spreadsheets read it as UTF-8), a header row, CRLF.
+    static let csvHeader = "\u{FEFF}" + csvColumns.joined(separator: ",") + "\r\n"
+
+    static func csvLine(_ event: HistoryEvent) -> String {
+        let record = event.record
+        let cells: [String?] = [
+            String(event.sequence), event.chain, String(event.chainSequence), event.canonicalAt, record.bundleID,
+            record.productID, record.productVersion.map(String.init), record.kind.rawValue, record.action?.rawValue,
+            record.fromState?.rawValue, record.toState?.rawValue, record.actor.keyID?.uuidString.lowercased(),
+            record.actor.name, record.actor.role.rawValue, record.reason,
+            CanonicalJSON.canonical(event.changesJSON) ?? event.changesJSON, record.requestID, event.previousHash,
+            event.hash,
+        ]
+        return cells.map { csvCell($0 ?? "") }.joined(separator: ",") + "\r\n"
+    }
+
+    /// A cell quoted when it holds a separator, a quote or a line break. A cell a spreadsheet would take for a
+    /// formula (`=`, `+`, `-`, `@` first) gets a leading `'`, so that opening an export runs nothing; the
+    /// NDJSON export keeps every value exactly.
+    static func csvCell(_ value: String) -> String {
+        var value = value
+        if let first = value.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first) { value = "'" + value }
+        guard value.contains(where: { $0 == "," || $0 == "\"" || $0 == "\r" || $0 == "\n" }) else { return value }
+        return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// One event per line: its canonical JSON (the text its hash covers) with `hash` and `previousHash` added
+    /// in key order, so that removing those two members gives back exactly what was hashed.
+    static func ndjsonLine(_ event: HistoryEvent) -> String {
+        var json = event.canonicalJSON
+        json.removeLast()
+        let withHashes = json
+            .replacingOccurrences(of: ",\"kind\":", with: ",\"hash\":\"\(event.hash)\",\"kind\":")
+            .replacingOccurrences(of: ",\"productId\":", with: ",\"previousHash\":\"\(event.previousHash)\",\"productId\":")
+        return withHashes + "}\n"
+    }
+
+    private struct Chunks: AsyncSequence, Sendable {
+        typealias Element = ArraySlice<UInt8>
+        let events: ExportedEvents
+        let format: Format
+
+        struct AsyncIterator: AsyncIteratorProtocol {
+            var events: ExportedEvents.AsyncIterator
+            let format: Format
+            var startedHeader = false
+            var finished = false
+
+            mutating func next() async throws -> ArraySlice<UInt8>? {
+                guard !finished else { return nil }
+                var chunk: [UInt8] = []
+                chunk.reserveCapacity(1 << 16)
+                if !startedHeader {
+                    startedHeader = true
+                    if format == .csv { chunk.append(contentsOf: HistoryExport.csvHeader.utf8) }
+                }
+                while chunk.count < (1 << 16) {
+                    guard let event = try await events.next() else {
+                        finished = true
+                        break
+                    }
+                    let line = format == .csv ? HistoryExport.csvLine(event) : HistoryExport.ndjsonLine(event)
+                    chunk.append(contentsOf: line.utf8)
+                }
+                return chunk.isEmpty ? nil : chunk[...]
+            }
+        }
+
+        func makeAsyncIterator() -> AsyncIterator {
+            AsyncIterator(events: events.makeAsyncIterator(), format: format)
+        }
+    }
+}

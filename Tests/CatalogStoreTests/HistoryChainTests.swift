@@ -1,0 +1,150 @@
+import CatalogCore
+import CatalogStore
+import CatalogTestSupport
+import Foundation
+import PostgresNIO
+import Testing
+
+/// The auditors' record in the database: append-only for the service's role, tamper-evident for everyone.
+@Suite("History chain")
+struct HistoryChainTests {
+    @Test("the service's role may not UPDATE, DELETE or TRUNCATE history, nor touch the chain heads or triggers",
+          arguments: [
+              "UPDATE history_events SET reason = 'rewritten'",
+              "DELETE FROM history_events",
+              "TRUNCATE history_events",
+              "ALTER TABLE history_events DISABLE TRIGGER history_events_append_only",
+              "DROP TRIGGER history_events_append_only ON history_events",
+              "UPDATE history_chains SET last_seq = 0",
+              "INSERT INTO history_chains VALUES ('forged', 0, '\\x00')",
+              "UPDATE product_id_reservations SET product_id = 'x'",
+              "UPDATE review_transitions SET to_state = 'READY_FOR_SALE'",
+          ])
+    func serviceRoleCannotRewrite(statement: String) async throws {
+        let url = try await TestDatabase.forSuite("history_chain")
+        try await TestDatabase.withDatabase(url) { database in
+            _ = try await StoreFixtures.app(database, "com.chain.privileges.\(abs(statement.hashValue))")
+        }
+        let service = try await TestDatabase.serviceURL(for: url)
+        try await TestDatabase.withDatabase(service) { database in
+            do {
+                try await StoreFixtures.run(statement, in: database)
+                Issue.record("the service's role could run: \(statement)")
+            } catch let error as PSQLError {
+                // 42501 insufficient_privilege; 42809/42P01 would mean the statement itself was wrong.
+                #expect(error.serverInfo?[.sqlState] == "42501", "\(String(reflecting: error))")
+            }
+        }
+    }
+
+    @Test("the Swift canonical form is the database's, for every kind of event and awkward text")
+    func canonicalFormsAgree() async throws {
+        let url = try await TestDatabase.forSuite("history_chain")
+        try await TestDatabase.withDatabase(url) { database in
+            let app = try await StoreFixtures.app(database, "com.chain.canonical")
+            var product = try await StoreFixtures.product(database, in: app, id: "odd")
+            let awkward = "quote\" backslash\\ tab\t newline\n bell\u{7} del\u{7F} é 金 🎉 \u{1F}"
+            let change = try #require(try product.applying(
+                ProductEdit(referenceName: "Renamed", reviewNote: awkward), in: app, at: Date()))
+            #expect(try await database.products.save(change.product, replacing: product, cause: "edit", event: HistoryRecord(
+                kind: .edited, bundleID: app.bundleID, productID: "odd", productVersion: change.product.version,
+                actor: Actor(keyID: UUID(), name: awkward, role: .developer), reason: awkward, changes: change.changes,
+                requestID: "req-1")))
+            product = change.product
+            _ = try await StoreFixtures.perform(.approve, on: product, in: app, database)
+            let stored = try await StoreFixtures.values("""
+                SELECT history_canonical(h) FROM history_events h WHERE chain = 'com.chain.canonical' ORDER BY chain_seq
+                """, as: String.self, in: database)
+            var events: [HistoryEvent] = []
+            var cursor: Int64?
+            repeat {
+                let page = try await database.history.forProduct(app.bundleID, "odd", after: cursor, limit: 100)
+                events += page
+                cursor = page.count == 100 ? page.last?.sequence : nil
+            } while cursor != nil
+            #expect(events.count == 3)
+            #expect(events.map(\.canonicalJSON) == Array(stored.dropFirst()))
+        }
+    }
+
+    @Test("verification passes on an untouched chain and names the exact row a superuser altered")
+    func tamperingDetected() async throws {
+        let url = try await TestDatabase.forSuite("history_chain")
+        let app = "com.chain.tampered"
+        let events = try await TestDatabase.withDatabase(url) { database in
+            let created = try await StoreFixtures.app(database, app)
+            var product = try await StoreFixtures.product(database, in: created)
+            for action in [ReviewAction.approve, .submit, .startReview, .accept] {
+                product = try await StoreFixtures.perform(action, on: product, in: created, database)
+            }
+            let verification = try await database.history.verify(chain: app)
+            #expect(verification.verified && verification.events == 6)
+            return try await StoreFixtures.values("SELECT sequence FROM history_events WHERE chain = '\(app)' ORDER BY chain_seq",
+                                                  as: Int64.self, in: database)
+        }
+        // The superuser can switch the triggers off; the chain still tells.
+        let target = events[3]
+        try await TestDatabase.execute("""
+            ALTER TABLE history_events DISABLE TRIGGER history_events_append_only;
+            """, in: url)
+        try await TestDatabase.execute("UPDATE history_events SET reason = 'nothing to see' WHERE sequence = \(target)", in: url)
+        try await TestDatabase.withDatabase(url) { database in
+            let verification = try await database.history.verify(chain: app)
+            #expect(verification.firstBrokenLink?.sequence == target)
+            #expect(verification.firstBrokenLink?.chainSequence == 4)
+            #expect(verification.firstBrokenLink?.problem == .hashMismatch)
+        }
+        // Recomputing that row's hash only moves the break to the next row.
+        try await TestDatabase.execute("""
+            UPDATE history_events SET hash = sha256(previous_hash || convert_to(history_canonical(history_events), 'UTF8'))
+            WHERE sequence = \(target)
+            """, in: url)
+        try await TestDatabase.withDatabase(url) { database in
+            let verification = try await database.history.verify(chain: app)
+            #expect(verification.firstBrokenLink?.sequence == events[4])
+            #expect(verification.firstBrokenLink?.problem == .previousHashMismatch)
+        }
+        // Removing the last event is seen too: the chain head points past it.
+        try await TestDatabase.execute("DELETE FROM history_events WHERE sequence = \(events[5])", in: url)
+        try await TestDatabase.execute("UPDATE history_events SET reason = NULL WHERE sequence = \(target)", in: url)
+        try await TestDatabase.execute("""
+            UPDATE history_events SET hash = sha256(previous_hash || convert_to(history_canonical(history_events), 'UTF8'))
+            WHERE sequence = \(target)
+            """, in: url)
+        try await TestDatabase.withDatabase(url) { database in
+            let verification = try await database.history.verify(chain: app)
+            #expect(verification.firstBrokenLink?.problem == .missingEvent)
+            #expect(verification.firstBrokenLink?.chainSequence == 6)
+        }
+        try await TestDatabase.execute("ALTER TABLE history_events ENABLE TRIGGER history_events_append_only", in: url)
+    }
+
+    @Test("concurrent writers to one app never fork its chain")
+    func concurrentWritersKeepOneChain() async throws {
+        let url = try await TestDatabase.forSuite("history_chain")
+        let app = "com.chain.concurrent"
+        try await TestDatabase.withDatabase(url) { database in
+            let created = try await StoreFixtures.app(database, app)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<40 {
+                    group.addTask {
+                        var product = try await StoreFixtures.product(database, in: created, id: "p\(index)")
+                        product = try await StoreFixtures.perform(.approve, on: product, in: created, database)
+                        _ = try await StoreFixtures.perform(.submit, on: product, in: created, database)
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let verification = try await database.history.verify(chain: app)
+            #expect(verification.verified)
+            #expect(verification.events == 1 + 40 * 3)
+            let positions = try await StoreFixtures.values("""
+                SELECT count(DISTINCT chain_seq) = count(*) AND max(chain_seq) = count(*)
+                       AND bool_and(sequence_order = chain_seq)
+                FROM (SELECT chain_seq, row_number() OVER (ORDER BY sequence) AS sequence_order
+                      FROM history_events WHERE chain = '\(app)') AS c
+                """, as: Bool.self, in: database)
+            #expect(positions == [true])
+        }
+    }
+}
