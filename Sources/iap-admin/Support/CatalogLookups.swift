@@ -13,8 +13,12 @@ extension Session {
         }
     }
 
-    func fetchProduct(_ productID: String, app: String) async throws -> Components.Schemas.Product {
-        switch try await call({ try await $0.getProduct(path: .init(bundleId: app, productId: productID)) }) {
+    /// The product now, or as it was at `asOf` (rebuilt by the server from its history).
+    func fetchProduct(_ productID: String, app: String, asOf: Date? = nil) async throws -> Components.Schemas.Product {
+        let output = try await call {
+            try await $0.getProduct(path: .init(bundleId: app, productId: productID), query: .init(asOf: asOf))
+        }
+        switch output {
         case .ok(let ok):
             switch ok.body { case .json(let product): return product }
         case .default(let status, let problem):

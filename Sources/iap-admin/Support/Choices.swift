@@ -54,3 +54,14 @@ extension Components.Schemas.ClearableField: ExpressibleByArgument, CommandLineC
     /// Field names read as the API writes them.
     public var argumentName: String { rawValue }
 }
+
+extension Components.Schemas.Action: ExpressibleByArgument, CommandLineChoice {
+    /// The CLI's command names name the actions too (`review-start` is `start_review`).
+    public static var aliases: [String: Self] {
+        ["review-start": .startReview, "review-accept": .accept, "review-request-changes": .requestChanges,
+         "review-reject": .reject]
+    }
+}
+
+extension Components.Schemas.HistoryKind: ExpressibleByArgument, CommandLineChoice {}
+extension Operations.ListHistory.Input.Query.OrderPayload: ExpressibleByArgument, CommandLineChoice {}

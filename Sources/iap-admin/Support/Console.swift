@@ -39,6 +39,11 @@ struct Console: Sendable {
         if data.last != UInt8(ascii: "\n") { Self.write(Data("\n".utf8), to: STDOUT_FILENO) }
     }
 
+    /// Writes bytes to stdout exactly as they are (a streamed export).
+    func write(_ data: Data) {
+        Self.write(data, to: STDOUT_FILENO)
+    }
+
     /// Writes a line to stderr.
     func note(_ line: String) {
         Self.write(Data((line + "\n").utf8), to: STDERR_FILENO)

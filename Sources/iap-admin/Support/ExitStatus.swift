@@ -5,12 +5,13 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
     case success = 0
     /// Unknown command or option, a missing or malformed argument (ArgumentParser's `ValidationError`).
     case usage = 64
-    /// An input file that cannot be read, is not JSON, or is not of the expected shape.
+    /// An input file that cannot be read, is not JSON, or is not of the expected shape; an output file that
+    /// cannot be written.
     case badInput = 65
     /// The app, product, group or key does not exist (or the key may not see it): 404.
     case notFound = 66
     /// The catalog refused: 409 (an action not allowed now, a conflict), 412 (stale `--if-match`), 422
-    /// (invalid or incomplete data).
+    /// (invalid or incomplete data); a history chain that does not verify.
     case refused = 67
     /// The server cannot be reached, is not the IAP Catalog API (a wrong URL), or is unavailable (503).
     case unavailable = 69
@@ -26,9 +27,9 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
         switch self {
         case .success: "success"
         case .usage: "usage: unknown command or option, missing or invalid argument"
-        case .badInput: "bad input file: unreadable, not JSON, or not the expected shape"
+        case .badInput: "bad input file: unreadable, not JSON, or not the expected shape; or an\noutput file that cannot be written"
         case .notFound: "not found (HTTP 404)"
-        case .refused: "refused: action not allowed now or conflict (409), stale --if-match\n(412), invalid or incomplete data (422)"
+        case .refused: "refused: action not allowed now or conflict (409), stale --if-match\n(412), invalid or incomplete data (422); a broken history chain"
         case .unavailable: "server unreachable, not the IAP Catalog API (wrong URL), or\nunavailable (503)"
         case .serverError: "other server error"
         case .notAuthorized: "not authorized: no key, or a wrong, revoked or expired one (401), or\na role that may not do this (403)"

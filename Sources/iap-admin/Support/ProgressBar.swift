@@ -1,3 +1,5 @@
+import Foundation
+
 /// A one-line progress bar on stderr for long operations (bulk create, imports), drawn only when stderr is
 /// a terminal: in a pipe or a log it would be noise.
 struct ProgressBar {
@@ -33,5 +35,45 @@ struct ProgressBar {
     func finish() {
         guard isShown else { return }
         console.noteInline("\r\u{1B}[K")
+    }
+}
+
+/// Progress of an operation whose end is not known in advance (a streamed export): a count and a size on
+/// stderr, redrawn at most ten times a second, only when stderr is a terminal.
+struct ProgressCounter {
+    let console: Console
+    let isShown: Bool
+    private var lastDrawn = ContinuousClock.now - .seconds(1)
+
+    init(console: Console) {
+        self.console = console
+        isShown = console.errorIsTerminal
+    }
+
+    mutating func update(_ count: Int, _ noun: String, bytes: Int) {
+        guard isShown, ContinuousClock.now - lastDrawn >= .milliseconds(100) else { return }
+        lastDrawn = ContinuousClock.now
+        console.noteInline("\r\u{1B}[K\(count) \(noun), \(ByteSize(bytes))")
+    }
+
+    func finish() {
+        if isShown { console.noteInline("\r\u{1B}[K") }
+    }
+}
+
+/// A size in bytes as people read it.
+struct ByteSize: CustomStringConvertible {
+    let bytes: Int
+
+    init(_ bytes: Int) {
+        self.bytes = bytes
+    }
+
+    var description: String {
+        switch bytes {
+        case ..<1024: "\(bytes) B"
+        case ..<(1024 * 1024): String(format: "%.1f KB", Double(bytes) / 1024)
+        default: String(format: "%.1f MB", Double(bytes) / 1024 / 1024)
+        }
     }
 }

@@ -14,6 +14,13 @@ final class ResponseRecorder: ClientMiddleware {
         let body: Data
     }
 
+    /// Whether a body of `contentType` is one JSON document (an answer or problem details), to be kept.
+    static func isJSONDocument(_ contentType: String?) -> Bool {
+        guard let type = contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+        else { return false }
+        return type == "application/json" || type == "application/problem+json"
+    }
+
     /// The largest body kept; the API's pages are far smaller.
     static let maximumBody = 64 * 1024 * 1024
 
@@ -28,12 +35,15 @@ final class ResponseRecorder: ClientMiddleware {
         next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPResponse, HTTPBody?) {
         let (response, responseBody) = try await next(request, body, baseURL)
-        var data = Data()
-        if let responseBody { data = try await Data(collecting: responseBody, upTo: Self.maximumBody) }
-        let answer = Answer(operationID: operationID, status: response.status.code,
-                            contentType: response.headerFields[.contentType], body: data)
-        latest.withLock { $0 = answer }
-        return (response, responseBody == nil ? nil : HTTPBody(data))
+        let contentType = response.headerFields[.contentType]
+        // Exports (CSV, NDJSON) stream through untouched: they can be far larger than memory should hold.
+        guard let responseBody, Self.isJSONDocument(contentType) else {
+            latest.withLock { $0 = Answer(operationID: operationID, status: response.status.code, contentType: contentType, body: Data()) }
+            return (response, responseBody)
+        }
+        let data = try await Data(collecting: responseBody, upTo: Self.maximumBody)
+        latest.withLock { $0 = Answer(operationID: operationID, status: response.status.code, contentType: contentType, body: data) }
+        return (response, HTTPBody(data))
     }
 }
 

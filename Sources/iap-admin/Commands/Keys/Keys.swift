@@ -41,21 +41,15 @@ struct CreateKey: AsyncParsableCommand {
     @Option(name: .customLong("app"), help: ArgumentHelp("Limit the key to this app (repeat for more; default: every app).", valueName: "bundle-id"))
     var apps: [String] = []
 
-    @Option(help: ArgumentHelp("When the key stops working, RFC 3339 (e.g. 2027-01-31T00:00:00Z).", valueName: "time"))
-    var expires: String?
+    @Option(help: ArgumentHelp("When the key stops working: RFC 3339 (2027-01-31T12:00:00Z) or a day (2027-01-31).", valueName: "time"))
+    var expires: TimeArgument?
 
     @OptionGroup var global: GlobalOptions
-
-    func validate() throws {
-        if let expires, (try? RFC3339.parse(expires)) == nil {
-            throw ValidationError("--expires \(expires) is not an RFC 3339 time such as 2027-01-31T00:00:00Z")
-        }
-    }
 
     func run() async throws {
         let session = try Session(global)
         let body = Components.Schemas.KeyCreate(role: role, name: name, apps: apps.isEmpty ? nil : apps,
-                                                expiresAt: try expires.map(RFC3339.parse))
+                                                expiresAt: expires?.date)
         switch try await session.call({ try await $0.createKey(body: .json(body)) }) {
         case .created(let created):
             switch created.body {
