@@ -115,7 +115,7 @@ struct OutputTests {
         #expect(!token.isEmpty)
         let created = try await cli.succeed("keys", "create", "--role", "developer", "--name", "Dev \(app)", "--json").json()
         let id = try #require(created["id"] as? String)
-        #expect(created["token"] is String)
+        let revokedToken = try #require(created["token"] as? String)
 
         let list = try await cli.succeed("keys", "list")
         #expect(list.lines.first?.hasPrefix("ID") == true)
@@ -130,6 +130,9 @@ struct OutputTests {
         try await cli.succeed("keys", "revoke", id, "--yes")
         let revoked = try await cli.succeed("keys", "list").lines.first { $0.hasPrefix(id) } ?? ""
         #expect(revoked.contains("revoked"))
+        let refusedKey = try await cli.run("products", "list", "--app", app, environment: ["IAP_KEY": revokedToken])
+        #expect(refusedKey.status == 77, "a revoked key: \(refusedKey)")
+        #expect(refusedKey.stderr.contains("the key is unknown, revoked or expired"))
         let refused = try await cli.run("keys", "revoke", id)
         #expect(refused.status == 64, "no --yes without a terminal: \(refused)")
     }
