@@ -22,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-openapi-generator.git", from: "1.14.3"),
         .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird.git", from: "2.1.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
@@ -57,6 +58,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
@@ -110,6 +112,20 @@ let package = Package(
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Yams", package: "Yams"),
+            ],
+            swiftSettings: strict
+        ),
+            // Tests that start server processes and measure time: scripts/test runs them after the others,
+        // alone, so that they do not share the machine with every other suite running in parallel.
+        .testTarget(
+            name: "ProcessTests",
+            dependencies: [
+                "CatalogAPI",
+                "CatalogCore",
+                "CatalogStore",
+                "CatalogTestSupport",
+                "iap-server",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: strict
         ),
