@@ -37,11 +37,12 @@ public func buildApplication(_ arguments: some ServerArguments) async throws -> 
     let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
     let database = Database(client: client, logger: logger)
     let migrator = Migrator(migrations: try Migrator.bundled(), logger: logger)
-    let router = try buildRouter(database: database, migrator: migrator)
+    let snapshots = IdentifierSnapshots()
+    let router = try buildRouter(database: database, migrator: migrator, snapshots: snapshots)
     var app = Application(
-        router: router,
+        responder: IdentifierFastPath(snapshots: snapshots, next: router.buildResponder()),
         configuration: .init(address: .hostname(arguments.hostname, port: arguments.port), serverName: "iap-catalog"),
-        services: [client],
+        services: [client, IdentifierSnapshotService(feed: database.identifiers, snapshots: snapshots, logger: logger)],
         logger: logger)
     app.beforeServerStarts {
         let applied = if let owner = arguments.migrationDatabaseURL {
@@ -54,10 +55,10 @@ public func buildApplication(_ arguments: some ServerArguments) async throws -> 
     return app
 }
 
-/// The routes: the OpenAPI operations behind the middlewares, and `GET /openapi.yaml`.
-public func buildRouter(database: Database, migrator: Migrator, now: @escaping @Sendable () -> Date = Date.init)
-    throws -> Router<BasicRequestContext>
-{
+/// The routes: the OpenAPI operations behind the middlewares, and `GET /openapi.yaml`. (The public
+/// identifier list is answered before routing, by ``IdentifierFastPath``.)
+func buildRouter(database: Database, migrator: Migrator, snapshots: IdentifierSnapshots,
+                 now: @escaping @Sendable () -> Date = Date.init) throws -> Router<BasicRequestContext> {
     let router = Router(context: BasicRequestContext.self)
     router.add(middleware: RequestIDMiddleware())
     router.add(middleware: ProblemMiddleware())
@@ -69,7 +70,7 @@ public func buildRouter(database: Database, migrator: Migrator, now: @escaping @
         return Response(status: .ok, headers: [.contentType: "application/yaml"],
                         body: ResponseBody(byteBuffer: ByteBuffer(bytes: document)))
     }
-    let handler = CatalogAPIHandler(database: database, migrator: migrator, now: now)
+    let handler = CatalogAPIHandler(database: database, migrator: migrator, snapshots: snapshots, now: now)
     try handler.registerHandlers(on: router, configuration: .catalog)
     return router
 }

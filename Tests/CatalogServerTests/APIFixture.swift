@@ -37,14 +37,7 @@ struct APIFixture: Sendable {
 
     /// A new key of `role`, limited to `apps` when given, made directly in the database like `create-key`.
     func key(_ role: KeyRole, apps: [String]? = nil, name: String? = nil) async throws -> String {
-        try await TestDatabase.withDatabase(url) { database in
-            let token = KeyToken.generate()
-            let key = APIKey(id: UUID(), name: name ?? "\(role.rawValue) test key", role: role, apps: apps.map(Set.init),
-                             createdAt: Date(), expiresAt: nil, revokedAt: nil)
-            try await database.keys.create(key, token: token, event: HistoryRecord(
-                kind: .keyCreated, bundleID: nil, actor: Actor(keyID: nil, name: "tests", role: .admin)))
-            return token.text
-        }
+        try await TestKeys.make(role, apps: apps, name: name, in: url)
     }
 
     /// One key of each role, unlimited.

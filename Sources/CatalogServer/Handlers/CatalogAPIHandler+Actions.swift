@@ -23,6 +23,7 @@ extension CatalogAPIHandler {
             throw CatalogError.conflict("the product changed while \(action.rawValue) was being applied; read it again",
                                         state: current.state)
         }
+        if next.onSale != product.onSale { try await refreshIdentifiers(app.bundleID) }
         return .ok(.init(headers: .init(eTag: EntityTag.of(next)), body: .json(.init(next, app: app, role: key.role))))
     }
 }
