@@ -19,28 +19,42 @@ public protocol ServerArguments: Sendable {
     /// The database as the role that owns the schema and applies migrations; `nil`: the service's own.
     var migrationDatabaseURL: DatabaseURL? { get }
     var logLevel: Logger.Level { get }
+    var limits: ServiceLimits { get }
 }
 
 extension ServerArguments {
     public var migrationDatabaseURL: DatabaseURL? { nil }
+    public var limits: ServiceLimits { .standard }
 }
 
-/// The whole service: the PostgreSQL client as a service, migrations before the server starts, the router.
+/// The whole service: the PostgreSQL client as a service, migrations before the server starts, the
+/// identifier snapshots kept current, and the responder (the identifier fast path, then the router).
 public func buildApplication(_ arguments: some ServerArguments) async throws -> some ApplicationProtocol {
     let logger = {
         var logger = Logger(label: "iap-catalog")
         logger.logLevel = arguments.logLevel
         return logger
     }()
+    let limits = arguments.limits
     var configuration = arguments.databaseURL.configuration()
-    configuration.options.maximumConnections = 20
+    configuration.options.maximumConnections = limits.databaseConnections
+    configuration.options.connectTimeout = .seconds(3)
+    configuration.options.additionalStartupParameters = [
+        ("statement_timeout", "\(limits.statementTimeout.components.seconds * 1000)"),
+        ("application_name", "iap-server"),
+    ]
     let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-    let database = Database(client: client, logger: logger)
+    let gate = AdmissionGate(permits: limits.databaseConnections, maxWaiting: limits.databaseQueue,
+                             timeout: limits.databaseWait)
+    let database = Database(client: client, logger: logger, gate: gate)
     let migrator = Migrator(migrations: try Migrator.bundled(), logger: logger)
     let snapshots = IdentifierSnapshots()
-    let router = try buildRouter(database: database, migrator: migrator, snapshots: snapshots)
+    let metrics = ServiceMetrics(gate: gate, snapshots: snapshots)
+    let router = try buildRouter(database: database, migrator: migrator, snapshots: snapshots, metrics: metrics,
+                                 limits: limits)
     var app = Application(
-        responder: IdentifierFastPath(snapshots: snapshots, next: router.buildResponder()),
+        responder: IdentifierFastPath(snapshots: snapshots, metrics: metrics, next: router.buildResponder()),
+        server: .http1(configuration: .init(idleTimeout: .seconds(limits.idleTimeout.components.seconds))),
         configuration: .init(address: .hostname(arguments.hostname, port: arguments.port), serverName: "iap-catalog"),
         services: [client, IdentifierSnapshotService(feed: database.identifiers, snapshots: snapshots, logger: logger)],
         logger: logger)
@@ -57,20 +71,29 @@ public func buildApplication(_ arguments: some ServerArguments) async throws -> 
 
 /// The routes: the OpenAPI operations behind the middlewares, and `GET /openapi.yaml`. (The public
 /// identifier list is answered before routing, by ``IdentifierFastPath``.)
-func buildRouter(database: Database, migrator: Migrator, snapshots: IdentifierSnapshots,
-                 now: @escaping @Sendable () -> Date = Date.init) throws -> Router<BasicRequestContext> {
+func buildRouter(database: Database, migrator: Migrator, snapshots: IdentifierSnapshots, metrics: ServiceMetrics,
+                 limits: ServiceLimits, now: @escaping @Sendable () -> Date = Date.init)
+    throws -> Router<BasicRequestContext>
+{
     let router = Router(context: BasicRequestContext.self)
     router.add(middleware: RequestIDMiddleware())
+    router.add(middleware: ObservabilityMiddleware(metrics: metrics))
     router.add(middleware: ProblemMiddleware())
     router.add(middleware: BodyLimitMiddleware())
-    router.add(middleware: AuthenticationMiddleware(keys: database.keys))
+    router.add(middleware: AuthenticationMiddleware(
+        keys: database.keys, rateLimiter: RateLimiter(rate: limits.requestsPerSecondPerKey, burst: limits.burstPerKey)))
     router.add(middleware: IdempotencyMiddleware(store: database.idempotency))
     router.get("/openapi.yaml") { _, _ -> Response in
         guard let document = CatalogAPIDocument.yaml else { throw Problem.internalError }
         return Response(status: .ok, headers: [.contentType: "application/yaml"],
                         body: ResponseBody(byteBuffer: ByteBuffer(bytes: document)))
     }
-    let handler = CatalogAPIHandler(database: database, migrator: migrator, snapshots: snapshots, now: now)
+    router.get("/metrics") { _, _ -> Response in
+        Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
+                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.render())))
+    }
+    let handler = CatalogAPIHandler(database: database, migrator: migrator, snapshots: snapshots, metrics: metrics,
+                                    now: now)
     try handler.registerHandlers(on: router, configuration: .catalog)
     return router
 }

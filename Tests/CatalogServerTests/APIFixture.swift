@@ -18,6 +18,13 @@ struct TestArguments: ServerArguments {
     let databaseURL: DatabaseURL
     let migrationDatabaseURL: DatabaseURL?
     let logLevel: Logger.Level = .critical
+    /// Rate limits out of the way but for the tests about them.
+    var limits: ServiceLimits = {
+        var limits = ServiceLimits.standard
+        limits.requestsPerSecondPerKey = 1_000_000
+        limits.burstPerKey = 1_000_000
+        return limits
+    }()
 }
 
 /// A test's view of the API: requests as a client sends them, answers decoded as the document defines them.
@@ -29,9 +36,13 @@ struct APIFixture: Sendable {
     }
 
     /// Runs `body` against the application in-process.
-    func run<Result: Sendable>(_ body: @Sendable (API) async throws -> Result) async throws -> Result {
+    func run<Result: Sendable>(limits: ServiceLimits? = nil, _ body: @Sendable (API) async throws -> Result)
+        async throws -> Result
+    {
         let service = try await TestDatabase.serviceURL(for: url)
-        let app = try await buildApplication(TestArguments(databaseURL: service, migrationDatabaseURL: url))
+        var arguments = TestArguments(databaseURL: service, migrationDatabaseURL: url)
+        if let limits { arguments.limits = limits }
+        let app = try await buildApplication(arguments)
         return try await app.test(.router) { client in try await body(API(client: client)) }
     }
 

@@ -9,6 +9,7 @@ struct CatalogAPIHandler: APIProtocol {
     let database: Database
     let migrator: Migrator
     let snapshots: IdentifierSnapshots
+    let metrics: ServiceMetrics
     /// The time of a change (a parameter so that tests can fix it).
     let now: @Sendable () -> Date
 

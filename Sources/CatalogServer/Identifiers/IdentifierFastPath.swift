@@ -12,12 +12,22 @@ import NIOCore
 struct IdentifierFastPath<Next: HTTPResponder>: HTTPResponder {
     typealias Context = Next.Context
     let snapshots: IdentifierSnapshots
+    let metrics: ServiceMetrics
     let next: Next
 
     func respond(to request: Request, context: Context) async throws -> Response {
         guard request.method == .get || request.method == .head, snapshots.isLoaded,
               let (bundleID, type) = IdentifierRoute.match(request.uri)
         else { return try await next.respond(to: request, context: context) }
+        let clock = ContinuousClock()
+        let start = clock.now
+        let response = answer(request, bundleID, type)
+        metrics.request(route: IdentifierRoute.pattern, method: request.method, status: response.status,
+                        duration: clock.now - start)
+        return response
+    }
+
+    private func answer(_ request: Request, _ bundleID: Substring, _ type: PurchaseType?) -> Response {
         guard let snapshot = snapshots.answer(bundleID, type: type) else {
             return Response(status: .notFound, headers: [.contentType: "application/json"],
                             body: ResponseBody(byteBuffer: IdentifierSnapshots.appNotFound))
@@ -39,6 +49,8 @@ struct IdentifierFastPath<Next: HTTPResponder>: HTTPResponder {
 enum IdentifierRoute {
     private static var prefix: String { "/v1/apps/" }
     private static var suffix: String { "/product-identifiers" }
+    /// The route as metrics name it.
+    static let pattern = "/v1/apps/{bundleId}/product-identifiers"
     /// Clients may keep the answer but must revalidate it (a cheap 304): what is on sale changes at once.
     static let cacheControl = "no-cache"
 

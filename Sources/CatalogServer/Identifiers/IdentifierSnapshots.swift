@@ -33,6 +33,9 @@ final class IdentifierSnapshots: Sendable {
 
     var isLoaded: Bool { loaded.load(ordering: .acquiring) }
 
+    /// How many apps have answers in memory.
+    var count: Int { answers.withLock { $0.count } }
+
     /// The answer for `bundleID` (and `type`), or `nil` when there is no such app.
     func answer(_ bundleID: Substring, type: PurchaseType?) -> Snapshot? {
         answers.withLock { $0[String(bundleID)] }?.snapshot(for: type)
