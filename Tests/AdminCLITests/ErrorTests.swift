@@ -1,3 +1,4 @@
+import CatalogServer
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -98,6 +99,24 @@ struct ErrorTests {
             #expect(result.stderr.contains("answered HTTP 200 (text/plain; charset=utf-8) where the IAP Catalog API was expected"),
                     "\(result)")
             #expect(result.stderr.contains("hint: check the URL (the URL came from --url)"))
+        }
+    }
+
+    @Test("a key over its rate limit: the server's sentence, a hint, and exit 69")
+    func rateLimited() async throws {
+        let cli = try await AdminCLI.forTest()
+        var arguments = LiveCatalog.Arguments(databaseURL: cli.server.database)
+        arguments.limits.requestsPerSecondPerKey = 0.01
+        arguments.limits.burstPerKey = 1
+        let strict = try await buildApplication(arguments)
+        try await strict.test(.live) { client in
+            let url = "http://localhost:\(try #require(client.port))"
+            try await cli.succeed("apps", "list", "--url", url, "--quiet")
+            let refused = try await cli.run("apps", "list", "--url", url)
+            #expect(refused.status == 69, "\(refused)")
+            expectClean(refused)
+            #expect(refused.stderr.contains("error: Too many requests for this key"))
+            #expect(refused.stderr.contains("hint: slow down"))
         }
     }
 

@@ -35,11 +35,13 @@ actor LiveCatalog {
         return try await task.value
     }
 
-    private struct Arguments: ServerArguments {
+    /// How the tests' servers run: on a free port, quiet, with the standard limits unless a test says otherwise.
+    struct Arguments: ServerArguments {
         let hostname = "127.0.0.1"
         let port = 0
         let databaseURL: DatabaseURL
         let logLevel = Logger.Level.critical
+        var limits = ServiceLimits.standard
     }
 
     private static func start() async throws -> Instance {

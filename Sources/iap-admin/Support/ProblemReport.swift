@@ -35,6 +35,7 @@ struct ProblemReport {
         case 401: "check the API key: it may be wrong, revoked or expired; run: admin-cli login"
         case 403: "your key's role may not do this; see it with: admin-cli status"
         case 412: "the product changed since you read it: show it again and retry with its current version"
+        case 429: "slow down: the server limits each key's requests per second; retry in a moment"
         case 500...: problem.requestId.map { "request id \($0): quote it when you report this" }
         default: kind == "product-incomplete" ? "add what is missing with: admin-cli products edit" : nil
         }
