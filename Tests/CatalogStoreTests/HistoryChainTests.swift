@@ -119,6 +119,24 @@ struct HistoryChainTests {
         try await TestDatabase.execute("ALTER TABLE history_events ENABLE TRIGGER history_events_append_only", in: url)
     }
 
+    @Test("an event finds its chain head through the primary key, however many apps there are")
+    func chainHeadIsOneIndexLookup() async throws {
+        let url = try await TestDatabase.forSuite("history_chain")
+        // history_link compares with NEW.chain, a `COLLATE "C"` value: the key must have that collation for
+        // its index to answer. With sequential scans priced out, a plan without the index shows it.
+        let plan = try await TestDatabase.withClient(url, maximumConnections: 1) { client in
+            try await client.withConnection { connection in
+                _ = try await connection.query("SET enable_seqscan = off", logger: connection.logger).collect()
+                let rows = try await connection.query(
+                    #"EXPLAIN SELECT * FROM history_chains WHERE chain = ('com.example' COLLATE "C") FOR UPDATE"#,
+                    logger: connection.logger
+                ).collect()
+                return try rows.map { try $0.decode(String.self) }.joined(separator: "\n")
+            }
+        }
+        #expect(plan.contains("Index Scan using history_chains_pkey"), "\(plan)")
+    }
+
     @Test("concurrent writers to one app never fork its chain")
     func concurrentWritersKeepOneChain() async throws {
         let url = try await TestDatabase.forSuite("history_chain")

@@ -62,3 +62,37 @@ history "GET /v1/history (everything, newest first), for a key limited to two ap
 	"ARRAY['com.scale.app1','com.scale.app2'], NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, '100000', NULL, true, 51"
 history "GET /v1/history?state=IN_REVIEW&since= (rare filter over a time window)" \
 	"NULL, NULL, NULL, NULL, NULL, NULL, NULL, 'IN_REVIEW', '2026-01-01T00:10:00Z', '2026-01-01T00:20:00Z', '100000', NULL, true, 51"
+
+# The export's memory: the server streams every event (EVENTS of them) as CSV and as NDJSON to a reader as
+# fast as curl takes them, while its resident set is sampled every 100 ms. The figure that matters is the
+# growth of the peak over the resident set after a warm-up request.
+[[ ${EXPORT:-1} == 1 ]] || exit 0
+SERVER_PORT=$("$ROOT/scripts/postgres" free-port)
+KEY=$(DATABASE_URL=$URL "$SERVER" create-key --role auditor --name "bench auditor" --log-level warning)
+DATABASE_URL=$URL LOG_LEVEL=warning RATE_LIMIT_PER_SECOND=1000000 "$SERVER" serve --port "$SERVER_PORT" >/dev/null &
+SERVER_PID=$!
+trap 'kill $SERVER_PID 2>/dev/null; wait $SERVER_PID 2>/dev/null; "$ROOT/scripts/postgres" stop "$DATA"' EXIT
+for _ in $(seq 100); do curl -sf "http://127.0.0.1:$SERVER_PORT/v1/health/ready" >/dev/null && break; sleep 0.1; done
+rss() { awk '/^VmRSS/ {print $2}' "/proc/$SERVER_PID/status"; }
+export_events() { # format (text/csv or application/x-ndjson)
+	curl -sf -H "Authorization: Bearer $KEY" -H "Accept: $1" "http://127.0.0.1:$SERVER_PORT/v1/history?order=oldest" -o "$DATA/export.out" &
+	local reader=$! peak=0 now
+	while kill -0 $reader 2>/dev/null; do
+		now=$(rss); ((now > peak)) && peak=$now
+		sleep 0.1
+	done
+	wait $reader
+	echo "$peak"
+}
+curl -sf -H "Authorization: Bearer $KEY" "http://127.0.0.1:$SERVER_PORT/v1/history?limit=200" >/dev/null
+for format in text/csv application/x-ndjson; do
+	before=$(rss)
+	start=$(date +%s.%N)
+	peak=$(export_events "$format")
+	seconds=$(echo "$(date +%s.%N) - $start" | bc)
+	lines=$(wc -l <"$DATA/export.out")
+	bytes=$(stat -c %s "$DATA/export.out")
+	echo
+	echo "== export $format: $lines lines, $((bytes / 1048576)) MiB in ${seconds}s;" \
+		"server RSS $((before / 1024)) MiB before, peak $((peak / 1024)) MiB (growth $(((peak - before) / 1024)) MiB)"
+done
