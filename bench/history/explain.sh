@@ -2,7 +2,7 @@
 # Loads EVENTS (default 5,000,000) history events into a private PostgreSQL and shows the plans and timings
 # of the history queries the API runs, with EXPLAIN (ANALYZE, BUFFERS).
 #
-#   bench/history/explain.sh            # EVENTS=5000000 APPS=1000 PRODUCTS=50
+#   bench/history/explain.sh            # EVENTS=5000000 APPS=1000 PRODUCTS=50 EXPORT_EVENTS=1000000
 #
 # Needs a built iap-server (swift build -c release --product iap-server) to apply the migrations.
 set -euo pipefail
@@ -12,8 +12,9 @@ APPS=${APPS:-1000}
 PRODUCTS=${PRODUCTS:-50}
 DATA="$ROOT/.data/bench-history"
 PORT=${PORT:-$("$ROOT/scripts/postgres" free-port)}
-SERVER="$ROOT/.build/release/iap-server"
+SERVER=${SERVER:-$ROOT/.build/release/iap-server}
 [[ -x $SERVER ]] || SERVER="$ROOT/.build/debug/iap-server"
+EXPORT_EVENTS=${EXPORT_EVENTS:-1000000}
 
 "$ROOT/scripts/postgres" start "$DATA" "$PORT"
 trap '"$ROOT/scripts/postgres" stop "$DATA"' EXIT
@@ -63,8 +64,8 @@ history "GET /v1/history (everything, newest first), for a key limited to two ap
 history "GET /v1/history?state=IN_REVIEW&since= (rare filter over a time window)" \
 	"NULL, NULL, NULL, NULL, NULL, NULL, NULL, 'IN_REVIEW', '2026-01-01T00:10:00Z', '2026-01-01T00:20:00Z', '100000', NULL, true, 51"
 
-# The export's memory: the server streams every event (EVENTS of them) as CSV and as NDJSON to a reader as
-# fast as curl takes them, while its resident set is sampled every 100 ms. The figure that matters is the
+# The export's memory: the server streams the first EXPORT_EVENTS events (a time window: the loader writes one
+# event per millisecond) as CSV and as NDJSON to a reader as fast as curl takes them, while its resident set is sampled every 100 ms. The figure that matters is the
 # growth of the peak over the resident set after a warm-up request.
 [[ ${EXPORT:-1} == 1 ]] || exit 0
 SERVER_PORT=$("$ROOT/scripts/postgres" free-port)
@@ -73,9 +74,10 @@ DATABASE_URL=$URL LOG_LEVEL=warning RATE_LIMIT_PER_SECOND=1000000 "$SERVER" serv
 SERVER_PID=$!
 trap 'kill $SERVER_PID 2>/dev/null; wait $SERVER_PID 2>/dev/null; "$ROOT/scripts/postgres" stop "$DATA"' EXIT
 for _ in $(seq 100); do curl -sf "http://127.0.0.1:$SERVER_PORT/v1/health/ready" >/dev/null && break; sleep 0.1; done
+UNTIL=$(date -u -d "2026-01-01T00:00:00Z + $((EXPORT_EVENTS / 1000)) seconds" +%Y-%m-%dT%H:%M:%SZ)
 rss() { awk '/^VmRSS/ {print $2}' "/proc/$SERVER_PID/status"; }
 export_events() { # format (text/csv or application/x-ndjson)
-	curl -sf -H "Authorization: Bearer $KEY" -H "Accept: $1" "http://127.0.0.1:$SERVER_PORT/v1/history?order=oldest" -o "$DATA/export.out" &
+	curl -sf -H "Authorization: Bearer $KEY" -H "Accept: $1" "http://127.0.0.1:$SERVER_PORT/v1/history?order=oldest&until=$UNTIL" -o "$DATA/export.out" &
 	local reader=$! peak=0 now
 	while kill -0 $reader 2>/dev/null; do
 		now=$(rss); ((now > peak)) && peak=$now

@@ -1,0 +1,385 @@
+#!/usr/bin/env bash
+# The IAP Catalog benchmark, side by side with the reference peers of ../shared/bench (issue 7).
+#
+#   sudo bench/run.sh                     # full run: about 40 min (3 rounds x 3 scenarios x 3 servers of 50 s),
+#                                         # plus about 11 min once to load the 100,000-product catalog
+#   sudo BENCH_QUICK=1 bench/run.sh       # quick look: about 8 min (1 round, 5 s warm-up, 10 s runs)
+#
+# Run as root from anywhere, with the release build in place (swift build -c release --product iap-server;
+# never build while it measures). It
+#  1. runs the peers' setup.sh (idempotent) and start.sh (PostgreSQL :55432, peers A = FastAPI, B = nginx);
+#  2. creates the database $S_DB on the peers' PostgreSQL, migrates it with a copy of the release iap-server
+#     (in $S_RUN_DIR, readable by the user bench), loads bench/load.sql (the peers' catalog, 200 apps x 50
+#     products + a hot app with 500, through the real lifecycle with history) and makes an admin key;
+#  3. starts the service with the peers' start-extra.sh (user bench, own session at BENCH_NICE, like the
+#     peers) as "S" on 127.0.0.1:$S_PORT, LOG_LEVEL=warning, rate limits out of the way;
+#  4. checks that S answers every identifier list byte for byte as nginx does (bench/tools/check.py);
+#  5. runs the peers' rounds.sh over PEERS="A B S=$S_PORT" and scenarios typical, hot, missing (wrk -c64);
+#  6. measures transitions/s: POST .../actions alternating submit_change/withdraw, 32 connections
+#     (bench/wrk/actions.lua), spread over ACTIONS_APPS apps, then all on one app; then checks that the
+#     chains verify and that the new action events equal the version increments;
+#  7. measures the server's peak RSS (VmHWM) on a 100,000-product catalog (database $S_DB_100K, loaded once
+#     and kept), after requesting every app's identifier list once;
+#  8. prints the ratios and targets (bench/tools/report.py), rewrites the generated part of
+#     docs/performance.md, and stops what it started (the peers and PostgreSQL only if it started them).
+#
+# Knobs (environment; defaults in brackets):
+#   BENCH_QUICK=1            ROUNDS=1 WRK_WARMUP=5 WRK_DURATION=10 ACTIONS_DURATION=10, no CPU breakdown
+#   ROUNDS [3] WRK_WARMUP [30] WRK_DURATION [20] WRK_* ...   passed to the peers' rounds.sh / run.sh
+#   BENCH_PEERS ["A B"]      peers measured next to S (C = Flask may be added)
+#   BENCH_STEPS ["check rounds actions rss"]   which measurements to run (setup/start/load always run)
+#   BENCH_CPU_BREAKDOWN [1, 0 if quick]        peers' tools/cpu_breakdown.sh for S, B, A on the typical app
+#   ACTIONS_CONNECTIONS [32] ACTIONS_THREADS [2] ACTIONS_DURATION [20] ACTIONS_WARMUP [5]
+#   ACTIONS_APPS [32] ACTIONS_PER_APP [100]     the transition benchmark's apps and their products
+#   RSS_APPS [200] RSS_PER_APP [500]            the 100,000-product catalog
+#   BENCH_FORCE_RELOAD=1     reload both databases (else $S_DB is reloaded when load.sql, its parameters or
+#                            the migrations change, and $S_DB_100K likewise)
+#   BENCH_REUSE_ROUNDS=DIR   with BENCH_STEPS without "rounds": report DIR's rounds with this run's other steps
+#   BENCH_KEEP=1             leave S, the peers and PostgreSQL running at the end (to profile: perf record -g -p PID)
+#   BENCH_DOC [docs/performance.md]  "" = do not write it
+#   IAP_SERVER [.build/release/iap-server]  S_PORT [18080]  S_DB [iap_catalog]  S_DB_100K [iap_catalog_100k]
+#   S_RUN_DIR [/tmp/bench-iap]   PEERS_DIR [../shared/bench/peers]
+# Output: everything under $BENCH_RUN_DIR/iap-<UTC time>/ (tables, wrk output, facts.txt, server logs).
+set -euo pipefail
+BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$BENCH_DIR/.." && pwd)"
+PEERS_DIR="${PEERS_DIR:-$ROOT/../shared/bench/peers}"
+[ -f "$PEERS_DIR/config.sh" ] || { echo "no peers' harness at $PEERS_DIR (set PEERS_DIR)" >&2; exit 1; }
+PEERS_DIR="$(cd "$PEERS_DIR" && pwd)"
+# shellcheck source=/dev/null
+source "$PEERS_DIR/config.sh"
+[ "$(id -u)" -eq 0 ] || { echo "run.sh: run as root (the peers' scripts drop to user $BENCH_USER)" >&2; exit 1; }
+
+COMMAND=""   # as given, for the report
+for v in BENCH_QUICK ROUNDS WRK_WARMUP WRK_DURATION BENCH_PEERS BENCH_STEPS ACTIONS_APPS ACTIONS_CONNECTIONS ACTIONS_DURATION; do
+  [ -n "${!v:-}" ] && COMMAND+="$v=${!v} "
+done
+COMMAND+="bench/run.sh"
+if [ "${BENCH_QUICK:-0}" = 1 ]; then
+  export ROUNDS="${ROUNDS:-1}" WRK_WARMUP="${WRK_WARMUP:-5}" WRK_DURATION="${WRK_DURATION:-10}"
+  ACTIONS_DURATION="${ACTIONS_DURATION:-10}"; BENCH_CPU_BREAKDOWN="${BENCH_CPU_BREAKDOWN:-0}"
+fi
+export ROUNDS="${ROUNDS:-3}" WRK_WARMUP="${WRK_WARMUP:-30}" WRK_DURATION="${WRK_DURATION:-20}"
+BENCH_PEERS="${BENCH_PEERS:-A B}"
+BENCH_STEPS="${BENCH_STEPS:-check rounds actions rss}"
+BENCH_CPU_BREAKDOWN="${BENCH_CPU_BREAKDOWN:-1}"
+ACTIONS_CONNECTIONS="${ACTIONS_CONNECTIONS:-32}" ACTIONS_THREADS="${ACTIONS_THREADS:-2}"
+ACTIONS_DURATION="${ACTIONS_DURATION:-20}" ACTIONS_WARMUP="${ACTIONS_WARMUP:-5}"
+ACTIONS_APPS="${ACTIONS_APPS:-32}" ACTIONS_PER_APP="${ACTIONS_PER_APP:-100}"
+RSS_APPS="${RSS_APPS:-200}" RSS_PER_APP="${RSS_PER_APP:-500}"
+IAP_SERVER="${IAP_SERVER:-$ROOT/.build/release/iap-server}"
+S_PORT="${S_PORT:-18080}" S_DB="${S_DB:-iap_catalog}" S_DB_100K="${S_DB_100K:-iap_catalog_100k}"
+S_ROLE="${S_ROLE:-iap_bench}"   # the service's login role, a member of the migrations' iap_service
+S_RUN_DIR="${S_RUN_DIR:-/tmp/bench-iap}"
+BENCH_DOC="${BENCH_DOC-$ROOT/docs/performance.md}"
+ACTIONS_PREFIX="com.example.actions"
+OUT="$BENCH_RUN_DIR/iap-$(date -u +%Y%m%dT%H%M%SZ)"
+FACTS="$OUT/facts.txt"
+has_step() { [[ " $BENCH_STEPS " == *" $1 "* ]]; }
+fact() { printf '%s=%s\n' "$1" "$2" >> "$FACTS"; }
+psql_as() {  # DB [psql args...]: psql as the cluster's superuser ($BENCH_PGUSER)
+  local db="$1"; shift
+  as_bench "$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -h "$BENCH_PGHOST" -p "$BENCH_PGPORT" -U "$BENCH_PGUSER" -d "$db" "$@"
+}
+url_of() { echo "postgres://$1@$BENCH_PGHOST:$BENCH_PGPORT/$2"; }
+PRIO=(setsid -w sh -c 'n=$1; shift; echo "$n" > /proc/self/autogroup 2>/dev/null; exec nice -n "$n" "$@"' sh "$BENCH_NICE")
+
+# ------------------------------------------------------------------ what this run starts, and stopping it
+running() { local st; st="$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)" || return 1; [ -n "$st" ] && [ "$st" != Z ]; }
+stop_server() {  # NAME: stop $BENCH_RUN_DIR/NAME.pid as the peers' stop.sh does (pid file + marker only)
+  local name="$1" f="$BENCH_RUN_DIR/$1.pid" pid marker sig kids i
+  [ -s "$f" ] || return 0
+  pid="$(cat "$f")"; marker="$(cat "$BENCH_RUN_DIR/$name.marker" 2>/dev/null || true)"
+  if [ -n "$marker" ] && running "$pid" && tr '\0' ' ' < "/proc/$pid/cmdline" | grep -q -- "$marker"; then
+    kids="$(cat /proc/"$pid"/task/*/children 2>/dev/null || true)"
+    sig=TERM; [ "$marker" = nginx ] && sig=QUIT
+    log "stopping $name (pid $pid) with SIG$sig"
+    kill -s "$sig" "$pid" 2>/dev/null || true
+    for i in $(seq 150); do running "$pid" || break; sleep 0.1; done
+    running "$pid" && { log "$name still alive after 15 s: SIGKILL"; kill -s KILL "$pid" 2>/dev/null || true; sleep 0.5; }
+    for k in $kids; do running "$k" && kill -s TERM "$k" 2>/dev/null || true; done
+  fi
+  rm -f "$f" "$BENCH_RUN_DIR/$name.marker"
+}
+STARTED=()          # peer names (peer-a, peer-b, ...) this run started
+STARTED_PG=0
+cleanup() {
+  local rc=$?
+  trap - EXIT INT TERM
+  if [ "${BENCH_KEEP:-0}" = 1 ]; then
+    log "BENCH_KEEP=1: leaving the peers, peer-s (pid ${S_PID:-?}) and PostgreSQL running; $PEERS_DIR/stop.sh stops them"
+    exit "$rc"
+  fi
+  stop_server peer-s
+  for name in "${STARTED[@]}"; do stop_server "$name"; done
+  if [ "$STARTED_PG" = 1 ]; then
+    log "stopping PostgreSQL (this run started it)"
+    as_bench "$PG_BIN/pg_ctl" -D "$BENCH_PGDATA" -m fast -w -t 60 stop >/dev/null || true
+  fi
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+mkdir -p "$OUT"
+: > "$FACTS"
+cp "$BENCH_DIR/load.sql" "$OUT/load.sql"   # psql reads this copy: an edit of bench/load.sql meanwhile is harmless
+log "output: $OUT"
+
+# ------------------------------------------------------------------ 1. the peers
+as_bench "$PG_BIN/pg_ctl" -D "$BENCH_PGDATA" status >/dev/null 2>&1 || STARTED_PG=1
+[ -s "$BENCH_PGDATA/PG_VERSION" ] || STARTED_PG=1
+before=()
+for p in $BENCH_PEERS; do
+  case "$p" in A) n=peer-a m=uvicorn;; B) n=peer-b m=nginx;; C) n=peer-c m=gunicorn;; *) echo "BENCH_PEERS: A, B or C" >&2; exit 2;; esac
+  proc_alive "$n" "$m" || before+=("$n")
+done
+"$PEERS_DIR/setup.sh"
+# shellcheck disable=SC2086
+"$PEERS_DIR/start.sh" $BENCH_PEERS
+STARTED=("${before[@]}")
+# A server left by an earlier run (BENCH_KEEP=1) is replaced: it may run another binary or database.
+stop_server peer-s
+
+# ------------------------------------------------------------------ 2. the service's databases
+[ -x "$IAP_SERVER" ] || { echo "no release build at $IAP_SERVER (swift build -c release --product iap-server)" >&2; exit 1; }
+src_dir="$(dirname "$IAP_SERVER")"
+mkdir -p "$S_RUN_DIR"
+for i in 1 2 3; do   # copy the binary and its resource bundles; retry if a build replaces it meanwhile
+  rm -rf "$S_RUN_DIR/bin.tmp"; mkdir -p "$S_RUN_DIR/bin.tmp"
+  cp -p "$IAP_SERVER" "$S_RUN_DIR/bin.tmp/iap-server"
+  for r in "$src_dir"/*.resources; do [ -d "$r" ] && cp -rp "$r" "$S_RUN_DIR/bin.tmp/"; done
+  cmp -s "$IAP_SERVER" "$S_RUN_DIR/bin.tmp/iap-server" && break
+  log "the binary changed while being copied (a build?); retrying in 30 s"; sleep 30
+done
+rm -rf "$S_RUN_DIR/bin"; mv "$S_RUN_DIR/bin.tmp" "$S_RUN_DIR/bin"
+chmod -R a+rX "$S_RUN_DIR"
+SERVER="$S_RUN_DIR/bin/iap-server"
+MIGRATIONS="$(ls "$S_RUN_DIR"/bin/*_CatalogStore.resources/Migrations 2>/dev/null | tr '\n' ' ' | sed 's/ $//')"
+[ -n "$MIGRATIONS" ] || { echo "no CatalogStore resource bundle next to $IAP_SERVER" >&2; exit 1; }
+log "server: $IAP_SERVER ($(date -u -r "$IAP_SERVER" +%FT%TZ)), migrations: $MIGRATIONS"
+
+psql_as postgres <<SQL
+DO \$\$ BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'iap_service') THEN CREATE ROLE iap_service NOLOGIN; END IF;
+  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '$S_ROLE') THEN CREATE ROLE $S_ROLE LOGIN IN ROLE iap_service; END IF;
+END \$\$;
+SQL
+
+load_db() {  # DB APPS PER_APP: (re)create, migrate and load DB unless it holds exactly this catalog already
+  local db="$1" apps="$2" per_app="$3" params have t0
+  params="load=$(grep -v '^ *--' "$OUT/load.sql" | sha256sum | cut -c1-12) migrations=$(echo "$MIGRATIONS" | md5sum | cut -c1-8)"
+  params+=" apps=$apps per_app=$per_app ready_pct=$BENCH_READY_PCT hot_app=$BENCH_HOT_APP hot_products=$BENCH_HOT_PRODUCTS"
+  params+=" hot_ready_pct=$BENCH_HOT_READY_PCT actions_apps=$ACTIONS_APPS actions_per_app=$ACTIONS_PER_APP"
+  have="$(psql_as postgres -Atc "SELECT shobj_description(oid, 'pg_database') FROM pg_database WHERE datname = '$db'")"
+  if [ "$have" = "$params" ] && [ "${BENCH_FORCE_RELOAD:-0}" != 1 ]; then
+    log "$db: catalog already loaded ($params); migrating only"
+    as_bench env DATABASE_URL="$(url_of "$BENCH_PGUSER" "$db")" LOG_LEVEL=warning "$SERVER" migrate >/dev/null
+    return
+  fi
+  log "$db: creating, migrating and loading ($params)"
+  psql_as postgres -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" -c "CREATE DATABASE $db"
+  as_bench env DATABASE_URL="$(url_of "$BENCH_PGUSER" "$db")" LOG_LEVEL=warning "$SERVER" migrate >/dev/null
+  t0=$(date +%s)
+  psql_as "$db" -v apps="$apps" -v per_app="$per_app" -v ready_pct="$BENCH_READY_PCT" \
+    -v hot_app="$BENCH_HOT_APP" -v hot_products="$BENCH_HOT_PRODUCTS" -v hot_ready_pct="$BENCH_HOT_READY_PCT" \
+    -v actions_prefix="$ACTIONS_PREFIX" -v actions_apps="$ACTIONS_APPS" -v actions_per_app="$ACTIONS_PER_APP" \
+    -f - < "$OUT/load.sql" | sed 's/^/  /'
+  log "$db: loaded in $(( $(date +%s) - t0 )) s"
+  psql_as postgres -c "COMMENT ON DATABASE $db IS '$params'"
+}
+load_db "$S_DB" "$BENCH_APPS" "$BENCH_PRODUCTS_PER_APP"
+TOKEN="$(as_bench env DATABASE_URL="$(url_of "$S_ROLE" "$S_DB")" LOG_LEVEL=warning "$SERVER" create-key --role admin --name "bench/run.sh $(date -u +%FT%TZ)")"
+[ -n "$TOKEN" ] || { echo "create-key printed no token" >&2; exit 1; }
+
+start_service() {  # DB: start S on DB like the peers (start-extra.sh), with this run's settings
+  DATABASE_URL="$(url_of "$S_ROLE" "$1")" LOG_LEVEL=warning LOG_FORMAT=json \
+  RATE_LIMIT_PER_SECOND=1000000000 RATE_LIMIT_BURST=1000000000 \
+    "$PEERS_DIR/start-extra.sh" s "$S_PORT" -- "$SERVER" serve --port "$S_PORT"
+  S_PID="$(cat "$BENCH_RUN_DIR/peer-s.pid")"
+}
+hwm_kb() { awk '/^VmHWM:/ { print $2 }' "/proc/$1/status"; }
+rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
+counts() {  # DB: "<apps> <products>" of the peers' part of the catalog (without the actions apps)
+  psql_as "$1" -Atc "SELECT count(*), coalesce(sum(product_count), 0) FROM apps WHERE bundle_id NOT LIKE '$ACTIONS_PREFIX%'" | tr '|' ' '
+}
+
+# ------------------------------------------------------------------ 3. the service
+start_service "$S_DB"
+log "S: pid $S_PID, $(grep -m1 VmRSS "/proc/$S_PID/status" | tr -s ' \t' ' ')"
+
+# ------------------------------------------------------------------ facts about this run
+{
+  echo "date=$(date -u '+%F %H:%M UTC')"
+  echo "nproc=$(nproc)"
+  echo "cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+  echo "mem=$(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
+  echo "kernel=$(uname -sr)"
+  echo "postgres=$("$PG_BIN/postgres" --version)"
+  echo "nginx=$( (command -v nginx >/dev/null && nginx -v || /usr/sbin/nginx -v) 2>&1 | sed 's/^nginx version: //')"
+  echo "wrk=$(wrk -v 2>&1 | head -1 | cut -d' ' -f1-2)"
+  echo "server=${IAP_SERVER#"$ROOT/"}"
+  echo "commit=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')$( [ -n "$(git -C "$ROOT" status --porcelain -- Sources Package.swift 2>/dev/null)" ] && echo ' + uncommitted changes')"
+  echo "binary_mtime=$(date -u -r "$IAP_SERVER" '+%F %H:%M UTC')"
+  echo "nice=$BENCH_NICE"
+  echo "command=$COMMAND"
+  echo "peers=$BENCH_PEERS S=$S_PORT"
+  echo "rounds=$ROUNDS"
+  echo "wrk_duration=$WRK_DURATION"
+  echo "wrk_warmup=$WRK_WARMUP"
+  echo "out_dir=$OUT"
+  echo "migrations=$(ls "$S_RUN_DIR"/bin/*_CatalogStore.resources/Migrations | sed 's/_.*//' | tr '\n' ' ' | sed 's/ $//')"
+} >> "$FACTS"
+
+# ------------------------------------------------------------------ 4. same answers as the peers
+if has_step check; then
+  psql_as "$BENCH_PGDB" -Atc "SELECT bundle_id FROM apps ORDER BY bundle_id" > "$OUT/apps.txt"
+  check_args=()
+  for p in $BENCH_PEERS; do
+    case "$p" in A) check_args+=("A=$BENCH_PORT_A");; B) check_args+=("B=$BENCH_PORT_B");; C) check_args+=("C=$BENCH_PORT_C");; esac
+  done
+  all=()
+  [[ " $BENCH_PEERS " == *" B "* ]] && all=(--all "B=$BENCH_PORT_B,S=$S_PORT")
+  log "checking S against the peers"
+  python3 "$BENCH_DIR/tools/check.py" "$OUT/apps.txt" "$BENCH_TYPICAL_APP" "$BENCH_HOT_APP" "$BENCH_MISSING_APP" \
+    "${check_args[@]}" "S=$S_PORT" "${all[@]}" | tee "$OUT/check.txt"
+fi
+
+# ------------------------------------------------------------------ 5. identifier lists: rounds
+if has_step rounds; then
+  peers_arg="$BENCH_PEERS S=$S_PORT"
+  log "rounds: PEERS=\"$peers_arg\" ROUNDS=$ROUNDS WRK_WARMUP=$WRK_WARMUP WRK_DURATION=$WRK_DURATION"
+  PEERS="$peers_arg" "$PEERS_DIR/rounds.sh" "$OUT/rounds"
+  if [ "$BENCH_CPU_BREAKDOWN" = 1 ]; then
+    for spec in "S $S_PORT iap-server" "B $BENCH_PORT_B nginx" "A $BENCH_PORT_A uvicorn"; do
+      read -r label port marker <<< "$spec"
+      [ "$label" = S ] || [[ " $BENCH_PEERS " == *" $label "* ]] || continue
+      log "CPU breakdown of $label (typical app, 15 s)"
+      res="$(WRK_DURATION=15 "$PEERS_DIR/tools/cpu_breakdown.sh" "http://127.0.0.1:$port/v1/apps/$BENCH_TYPICAL_APP/product-identifiers" "$marker" | tr '\n' ';' | sed 's/;$//; s/;/; /')"
+      echo "  $label: $res"
+      fact "cpu_breakdown_$label" "$res"
+    done
+  fi
+fi
+
+if ! has_step rounds && [ -n "${BENCH_REUSE_ROUNDS:-}" ]; then
+  # Report the rounds (and CPU breakdown) of an earlier run's output directory together with this run's steps.
+  cp -r "$BENCH_REUSE_ROUNDS/rounds" "$OUT/rounds"
+  grep -E '^(cpu_breakdown_[A-Z]|rounds|wrk_duration|wrk_warmup|peers|date)=' "$BENCH_REUSE_ROUNDS/facts.txt" >> "$FACTS" || true
+  echo "command=bench/run.sh (rounds, $BENCH_REUSE_ROUNDS), then $COMMAND (BENCH_REUSE_ROUNDS: the rest)" >> "$FACTS"
+  echo "out_dir=$BENCH_REUSE_ROUNDS and $OUT" >> "$FACTS"
+fi
+
+# ------------------------------------------------------------------ 6. transitions
+# Two layouts: the clients spread over ACTIONS_APPS apps (the target's figure: 32 teams, each on its app), and
+# all of them on one app, whose hash chain serializes its actions (each holds the chain head until commit).
+write_plan() {  # FILTER: one line per product: app, product, the action it allows now (apps interleaved)
+  psql_as "$S_DB" -At -F ' ' -c "
+    SELECT app, product_id, CASE state WHEN 'READY_FOR_SALE' THEN 'submit_change' ELSE 'withdraw' END
+    FROM products WHERE $1 AND state IN ('READY_FOR_SALE', 'WAITING_FOR_REVIEW')
+    ORDER BY row_number() OVER (PARTITION BY app ORDER BY product_id), app" > "$OUT/plan.txt"
+  [ -s "$OUT/plan.txt" ] || { echo "no products to act on in $S_DB ($1)" >&2; exit 1; }
+}
+action_wrk() {  # DURATION: wrk on the actions endpoint (prioritised like the peers' wrk runs)
+  BENCH_TOKEN="$TOKEN" timeout -k 5 $(( $1 + 30 )) "${PRIO[@]}" \
+    wrk -t"$ACTIONS_THREADS" -c"$ACTIONS_CONNECTIONS" -d"$1s" --timeout 10s -s "$BENCH_DIR/wrk/actions.lua" \
+    "http://127.0.0.1:$S_PORT" -- "$OUT/plan.txt" "$ACTIONS_THREADS" 2>&1 || true
+}
+db_state() {  # FILTER: "<action events> <sum of versions>"
+  psql_as "$S_DB" -Atc "SELECT (SELECT count(*) FROM history_events WHERE $1 AND kind = 'action'),
+                               (SELECT sum(version) FROM products WHERE $1)" | tr '|' ' '
+}
+pg_stats() {  # commits and rollbacks of the service's database so far
+  psql_as "$S_DB" -Atc "SELECT xact_commit, xact_rollback FROM pg_stat_database WHERE datname = current_database()" | tr '|' ' '
+}
+PY="$BENCH_VENV/bin/python"; [ -x "$PY" ] || PY=python3
+measure_actions() {  # KEY FILTER WHAT: one measured run; facts KEY_*
+  local key="$1" filter="$2" what="$3" ev0 ver0 ev1 ver1 xc0 xr0 xc1 xr1 busy other line events versions app v verify_ok=1
+  write_plan "$filter"
+  read -r ev0 ver0 < <(db_state "$filter"); read -r xc0 xr0 < <(pg_stats)
+  "$PY" "$PEERS_DIR/tools/cpuacct.py" snap "$(id -u "$BENCH_USER")" > "$OUT/cpu1"
+  log "transitions ($what): wrk -t$ACTIONS_THREADS -c$ACTIONS_CONNECTIONS -d${ACTIONS_DURATION}s on $(wc -l < "$OUT/plan.txt") products"
+  action_wrk "$ACTIONS_DURATION" > "$OUT/$key.txt"
+  "$PY" "$PEERS_DIR/tools/cpuacct.py" snap "$(id -u "$BENCH_USER")" > "$OUT/cpu2"
+  read -r busy other < <("$PY" "$PEERS_DIR/tools/cpuacct.py" diff "$OUT/cpu1" "$OUT/cpu2")
+  sleep 2   # the requests in flight when wrk stopped finish
+  read -r ev1 ver1 < <(db_state "$filter"); read -r xc1 xr1 < <(pg_stats)
+  cp "$OUT/plan.txt" "$OUT/$key.plan"
+  line="$(grep '^BENCH_ACTIONS ' "$OUT/$key.txt" | tail -1 || true)"
+  [ -n "$line" ] || { cat "$OUT/$key.txt" >&2; echo "actions wrk printed no result" >&2; exit 1; }
+  declare -A r=()
+  for kv in ${line#BENCH_ACTIONS }; do r["${kv%%=*}"]="${kv#*=}"; done
+  events=$((ev1 - ev0)); versions=$((ver1 - ver0))
+  for app in $(cut -d' ' -f1 "$OUT/plan.txt" | sort -u); do   # every chain written to must verify
+    v="$(curl -s --max-time 120 -H "Authorization: Bearer $TOKEN" "http://127.0.0.1:$S_PORT/v1/history/verify?app=$app")"
+    echo "$v" > "$OUT/verify-$app.json"
+    python3 -c 'import json,sys; d=json.load(sys.stdin); sys.exit(0 if d.get("verified") else 1)' <<< "$v" \
+      || { verify_ok=0; log "the history of $app does NOT verify: $v"; }
+  done
+  {
+    echo "${key}_ok_per_s=${r[ok_per_s]}"; echo "${key}_ok=${r[ok]}"; echo "${key}_requests=${r[requests]}"
+    echo "${key}_non2xx=${r[non2xx]}"
+    echo "${key}_socket_errors=$(( r[err_connect] + r[err_read] + r[err_write] + r[err_timeout] ))"
+    echo "${key}_p50_ms=${r[p50_ms]}"; echo "${key}_p99_ms=${r[p99_ms]}"
+    echo "${key}_connections=$ACTIONS_CONNECTIONS"; echo "${key}_threads=$ACTIONS_THREADS"
+    echo "${key}_duration=$ACTIONS_DURATION"
+    echo "${key}_apps=$(cut -d' ' -f1 "$OUT/plan.txt" | sort -u | wc -l)"
+    echo "${key}_products=$(wc -l < "$OUT/plan.txt")"
+    echo "${key}_events=$events"; echo "${key}_versions=$versions"; echo "${key}_verified=$verify_ok"
+    echo "${key}_cpu=$busy/$other"
+    echo "${key}_commits=$((xc1 - xc0))"; echo "${key}_rollbacks=$((xr1 - xr0))"
+  } >> "$FACTS"
+  log "transitions ($what): ${r[ok_per_s]}/s committed (${r[ok]} 2xx of ${r[requests]}, p50 ${r[p50_ms]} ms, p99 ${r[p99_ms]} ms);" \
+      "$events action events, $versions version increments; chains verify: $([ "$verify_ok" = 1 ] && echo yes || echo NO);" \
+      "cpu busy/other $busy/$other %"
+  [ "$events" = "$versions" ] || log "WARNING: $events history events but $versions version increments"
+}
+if has_step actions; then
+  all_filter="app LIKE '$ACTIONS_PREFIX%'"
+  write_plan "$all_filter"
+  if [ "$ACTIONS_WARMUP" != 0 ]; then
+    log "transitions: warm-up ${ACTIONS_WARMUP} s"
+    action_wrk "$ACTIONS_WARMUP" > "$OUT/actions-warmup.txt"; sleep 2
+  fi
+  measure_actions actions "$all_filter" "$ACTIONS_APPS apps"
+  measure_actions actions1 "app = '${ACTIONS_PREFIX}01'" "one app"
+fi
+
+# ------------------------------------------------------------------ 7. memory
+read -r small_apps small_products < <(counts "$S_DB")
+{ echo "rss_small_hwm_kb=$(hwm_kb "$S_PID")"; echo "rss_small_products=$small_products"; echo "rss_small_apps=$small_apps"; } >> "$FACTS"
+if has_step rss; then
+  load_db "$S_DB_100K" "$RSS_APPS" "$RSS_PER_APP"
+  stop_server peer-s
+  start_service "$S_DB_100K"
+  start_kb="$(rss_kb "$S_PID")"
+  read -r big_apps big_products < <(counts "$S_DB_100K")
+  psql_as "$S_DB_100K" -Atc "SELECT bundle_id FROM apps ORDER BY bundle_id" > "$OUT/apps-100k.txt"
+  python3 - "$S_PORT" "$OUT/apps-100k.txt" <<'PY'
+import http.client, sys
+port, path = int(sys.argv[1]), sys.argv[2]
+conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+n = size = 0
+for app in (l.strip() for l in open(path) if l.strip()):
+    conn.request("GET", f"/v1/apps/{app}/product-identifiers")
+    r = conn.getresponse(); body = r.read()
+    assert r.status == 200, (app, r.status, body[:200])
+    n += 1; size += len(body)
+print(f"  requested {n} identifier lists ({size:,} B in all)")
+PY
+  {
+    echo "rss_100k_hwm_kb=$(hwm_kb "$S_PID")"; echo "rss_100k_rss_kb=$(rss_kb "$S_PID")"; echo "rss_100k_start_kb=$start_kb"
+    echo "rss_100k_products=$big_products"; echo "rss_100k_apps=$big_apps"; echo "rss_100k_date=$(date -u '+%F %H:%M UTC')"
+  } >> "$FACTS"
+  log "100k catalog ($big_apps apps, $big_products products): VmHWM $(hwm_kb "$S_PID") kB, VmRSS $(rss_kb "$S_PID") kB (after start: $start_kb kB)"
+fi
+cp "$BENCH_RUN_DIR/peer-s.log" "$OUT/server.log" 2>/dev/null || true
+
+# ------------------------------------------------------------------ 8. report
+echo
+if [ -s "$OUT/rounds/results.tsv" ] || [ -n "$BENCH_DOC" ]; then
+  touch "$OUT/rounds/results.tsv" 2>/dev/null || { mkdir -p "$OUT/rounds"; touch "$OUT/rounds/results.tsv"; }
+  python3 "$BENCH_DIR/tools/report.py" "$OUT/rounds/results.tsv" "$FACTS" ${BENCH_DOC:+"$BENCH_DOC"} | tee "$OUT/report.txt"
+fi
+log "done; raw output in $OUT"
