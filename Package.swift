@@ -29,6 +29,8 @@ let package = Package(
     ],
     targets: [
         .target(name: "CatalogCore", swiftSettings: strict),
+        // The .storekit file format alone: reads and writes Xcode's StoreKit configuration files, no catalog.
+        .target(name: "StoreKitConfiguration", swiftSettings: strict),
         .target(
             name: "CatalogStore",
             dependencies: [
@@ -87,6 +89,12 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "CatalogCoreTests", dependencies: ["CatalogCore"], swiftSettings: strict),
+        .testTarget(
+            name: "StoreKitConfigurationTests",
+            dependencies: ["StoreKitConfiguration"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "CatalogStoreTests",
             dependencies: [
