@@ -31,6 +31,8 @@ let package = Package(
         .target(name: "CatalogCore", swiftSettings: strict),
         // The .storekit file format alone: reads and writes Xcode's StoreKit configuration files, no catalog.
         .target(name: "StoreKitConfiguration", swiftSettings: strict),
+        // Between StoreKit files and the catalog: import plans checked by CatalogCore's rules, and exports.
+        .target(name: "StoreKitMapping", dependencies: ["CatalogCore", "StoreKitConfiguration"], swiftSettings: strict),
         .target(
             name: "CatalogStore",
             dependencies: [
@@ -93,6 +95,11 @@ let package = Package(
             name: "StoreKitConfigurationTests",
             dependencies: ["StoreKitConfiguration"],
             resources: [.copy("Fixtures")],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "StoreKitMappingTests",
+            dependencies: ["CatalogCore", "CatalogTestSupport", "StoreKitConfiguration", "StoreKitMapping"],
             swiftSettings: strict
         ),
         .testTarget(
