@@ -34,8 +34,12 @@ public func buildApplication(_ arguments: some ServerArguments) async throws -> 
     }()
     var configuration = arguments.databaseURL.configuration()
     configuration.options.maximumConnections = 20
-    let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-    let database = Database(client: client, logger: logger)
+    // PostgresNIO's debug and trace logs dump the bytes of queries and rows, which may hold a StoreKit file's
+    // private key (docs/storekit.md): the database's logger stays at info or above.
+    var databaseLogger = logger
+    databaseLogger.logLevel = max(logger.logLevel, .info)
+    let client = PostgresClient(configuration: configuration, backgroundLogger: databaseLogger)
+    let database = Database(client: client, logger: databaseLogger)
     let migrator = Migrator(migrations: try Migrator.bundled(), logger: logger)
     let router = try buildRouter(database: database, migrator: migrator)
     var app = Application(
@@ -64,6 +68,7 @@ public func buildRouter(database: Database, migrator: Migrator, now: @escaping @
     router.add(middleware: BodyLimitMiddleware())
     router.add(middleware: AuthenticationMiddleware(keys: database.keys))
     router.add(middleware: IdempotencyMiddleware(store: database.idempotency))
+    router.add(middleware: StoreKitFileMiddleware())
     router.get("/openapi.yaml") { _, _ -> Response in
         guard let document = CatalogAPIDocument.yaml else { throw Problem.internalError }
         return Response(status: .ok, headers: [.contentType: "application/yaml"],

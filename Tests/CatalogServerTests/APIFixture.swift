@@ -17,7 +17,7 @@ struct TestArguments: ServerArguments {
     let port = 0
     let databaseURL: DatabaseURL
     let migrationDatabaseURL: DatabaseURL?
-    let logLevel: Logger.Level = .critical
+    var logLevel: Logger.Level = .critical
 }
 
 /// A test's view of the API: requests as a client sends them, answers decoded as the document defines them.
@@ -28,10 +28,13 @@ struct APIFixture: Sendable {
         APIFixture(url: try await TestDatabase.forSuite(suite))
     }
 
-    /// Runs `body` against the application in-process.
-    func run<Result: Sendable>(_ body: @Sendable (API) async throws -> Result) async throws -> Result {
+    /// Runs `body` against the application in-process, logging at `logLevel`.
+    func run<Result: Sendable>(logLevel: Logger.Level = .critical, _ body: @Sendable (API) async throws -> Result)
+        async throws -> Result
+    {
         let service = try await TestDatabase.serviceURL(for: url)
-        let app = try await buildApplication(TestArguments(databaseURL: service, migrationDatabaseURL: url))
+        let app = try await buildApplication(TestArguments(databaseURL: service, migrationDatabaseURL: url,
+                                                           logLevel: logLevel))
         return try await app.test(.router) { client in try await body(API(client: client)) }
     }
 
