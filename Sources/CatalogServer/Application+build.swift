@@ -19,33 +19,48 @@ public protocol ServerArguments: Sendable {
     /// The database as the role that owns the schema and applies migrations; `nil`: the service's own.
     var migrationDatabaseURL: DatabaseURL? { get }
     var logLevel: Logger.Level { get }
+    var limits: ServiceLimits { get }
 }
 
 extension ServerArguments {
     public var migrationDatabaseURL: DatabaseURL? { nil }
+    public var limits: ServiceLimits { .standard }
 }
 
-/// The whole service: the PostgreSQL client as a service, migrations before the server starts, the router.
+/// The whole service: the PostgreSQL client as a service, migrations before the server starts, the
+/// identifier snapshots kept current, and the responder (the identifier fast path, then the router).
 public func buildApplication(_ arguments: some ServerArguments) async throws -> some ApplicationProtocol {
     let logger = {
         var logger = Logger(label: "iap-catalog")
         logger.logLevel = arguments.logLevel
         return logger
     }()
+    let limits = arguments.limits
     var configuration = arguments.databaseURL.configuration()
-    configuration.options.maximumConnections = 20
+    configuration.options.maximumConnections = limits.databaseConnections
+    configuration.options.connectTimeout = .seconds(3)
+    configuration.options.additionalStartupParameters = [
+        ("statement_timeout", "\(limits.statementTimeout.components.seconds * 1000)"),
+        ("application_name", "iap-server"),
+    ]
     // PostgresNIO's debug and trace logs dump the bytes of queries and rows, which may hold a StoreKit file's
     // private key (docs/storekit.md): the database's logger stays at info or above.
     var databaseLogger = logger
     databaseLogger.logLevel = max(logger.logLevel, .info)
     let client = PostgresClient(configuration: configuration, backgroundLogger: databaseLogger)
-    let database = Database(client: client, logger: databaseLogger)
+    let gate = AdmissionGate(permits: limits.databaseConnections, maxWaiting: limits.databaseQueue,
+                             timeout: limits.databaseWait)
+    let database = Database(client: client, logger: databaseLogger, gate: gate)
     let migrator = Migrator(migrations: try Migrator.bundled(), logger: logger)
-    let router = try buildRouter(database: database, migrator: migrator)
+    let snapshots = IdentifierSnapshots()
+    let metrics = ServiceMetrics(gate: gate, snapshots: snapshots)
+    let router = try buildRouter(database: database, migrator: migrator, snapshots: snapshots, metrics: metrics,
+                                 limits: limits)
     var app = Application(
-        router: router,
+        responder: IdentifierFastPath(snapshots: snapshots, metrics: metrics, next: router.buildResponder()),
+        server: .http1(configuration: .init(idleTimeout: .seconds(limits.idleTimeout.components.seconds))),
         configuration: .init(address: .hostname(arguments.hostname, port: arguments.port), serverName: "iap-catalog"),
-        services: [client],
+        services: [client, IdentifierSnapshotService(feed: database.identifiers, snapshots: snapshots, logger: logger)],
         logger: logger)
     app.beforeServerStarts {
         let applied = if let owner = arguments.migrationDatabaseURL {
@@ -58,15 +73,19 @@ public func buildApplication(_ arguments: some ServerArguments) async throws -> 
     return app
 }
 
-/// The routes: the OpenAPI operations behind the middlewares, and `GET /openapi.yaml`.
-public func buildRouter(database: Database, migrator: Migrator, now: @escaping @Sendable () -> Date = Date.init)
+/// The routes: the OpenAPI operations behind the middlewares, and `GET /openapi.yaml`. (The public
+/// identifier list is answered before routing, by ``IdentifierFastPath``.)
+func buildRouter(database: Database, migrator: Migrator, snapshots: IdentifierSnapshots, metrics: ServiceMetrics,
+                 limits: ServiceLimits, now: @escaping @Sendable () -> Date = Date.init)
     throws -> Router<BasicRequestContext>
 {
     let router = Router(context: BasicRequestContext.self)
     router.add(middleware: RequestIDMiddleware())
+    router.add(middleware: ObservabilityMiddleware(metrics: metrics))
     router.add(middleware: ProblemMiddleware())
     router.add(middleware: BodyLimitMiddleware())
-    router.add(middleware: AuthenticationMiddleware(keys: database.keys))
+    router.add(middleware: AuthenticationMiddleware(
+        keys: database.keys, rateLimiter: RateLimiter(rate: limits.requestsPerSecondPerKey, burst: limits.burstPerKey)))
     router.add(middleware: IdempotencyMiddleware(store: database.idempotency))
     router.add(middleware: StoreKitFileMiddleware())
     router.get("/openapi.yaml") { _, _ -> Response in
@@ -74,7 +93,12 @@ public func buildRouter(database: Database, migrator: Migrator, now: @escaping @
         return Response(status: .ok, headers: [.contentType: "application/yaml"],
                         body: ResponseBody(byteBuffer: ByteBuffer(bytes: document)))
     }
-    let handler = CatalogAPIHandler(database: database, migrator: migrator, now: now)
+    router.get("/metrics") { _, _ -> Response in
+        Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
+                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.render())))
+    }
+    let handler = CatalogAPIHandler(database: database, migrator: migrator, snapshots: snapshots, metrics: metrics,
+                                    now: now)
     try handler.registerHandlers(on: router, configuration: .catalog)
     return router
 }

@@ -9,10 +9,13 @@ public struct Database: Sendable {
     public let client: PostgresClient
     /// The service's logger, for the layers above that log what the catalog does.
     public let logger: Logger
+    /// Bounds how many operations wait for a connection, and how long; `nil`: no bound (commands, tests).
+    public let gate: AdmissionGate?
 
-    public init(client: PostgresClient, logger: Logger) {
+    public init(client: PostgresClient, logger: Logger, gate: AdmissionGate? = nil) {
         self.client = client
         self.logger = logger
+        self.gate = gate
     }
 
     public var apps: AppRepository { AppRepository(database: self) }
@@ -22,6 +25,9 @@ public struct Database: Sendable {
     public var history: HistoryRepository { HistoryRepository(database: self) }
     public var idempotency: IdempotencyRepository { IdempotencyRepository(database: self) }
     public var storeKit: StoreKitRepository { StoreKitRepository(database: self) }
+
+    /// Whether the current task already holds a permit of the gate.
+    @TaskLocal static var holdsPermit = false
 
     /// Whether the database answers, for readiness.
     public func ping() async throws {
@@ -36,12 +42,14 @@ public struct Database: Sendable {
         try await translatingErrors { try await client.query(query, logger: logger).collect() }
     }
 
-    /// Runs `work`, turning PostgreSQL's errors into the catalog's: a constraint the client broke becomes a
-    /// ``CatalogError``, a database that cannot be reached becomes ``StoreUnavailable``.
+    /// Runs `work` once the gate admits it, turning PostgreSQL's errors into the catalog's: a constraint the
+    /// client broke becomes a ``CatalogError``, a database that cannot be reached becomes ``StoreUnavailable``.
     @discardableResult
     func translatingErrors<Result>(_ work: () async throws -> Result) async throws -> Result {
         do {
-            return try await work()
+            // An operation made of several statements holds one permit for all of them.
+            guard let gate, !Self.holdsPermit else { return try await work() }
+            return try await gate.withPermit { try await Self.$holdsPermit.withValue(true, operation: work) }
         } catch let error as PSQLError {
             throw StoreErrorTranslation.translate(error, logger: logger)
         } catch let error as PostgresTransactionError {

@@ -35,9 +35,10 @@ public struct HistoryRepository: Sendable {
             """)
     }
 
-    /// The horizon of a new listing: the oldest transaction still running now (see ``HistoryPosition``).
+    /// The horizon of a new listing: the oldest transaction of this database still running now (see
+    /// ``HistoryPosition`` and `history_horizon()` in sql/0005).
     public func currentHorizon() async throws -> String {
-        let rows = try await database.execute("SELECT pg_snapshot_xmin(pg_current_snapshot())::text")
+        let rows = try await database.execute("SELECT history_horizon()::text")
         return try rows.first?.decode(String.self) ?? "0"
     }
 
@@ -49,12 +50,14 @@ public struct HistoryRepository: Sendable {
                                               after: position.afterSequence, limit: limit)).map(Self.event(from:))
     }
 
-    /// Every event `filter` selects, in sequence order, read as they stream from the database: an export
-    /// holds one row at a time, whatever its size. The statement's snapshot makes it consistent.
-    public func export(_ filter: HistoryFilter, newestFirst: Bool) async throws -> ExportedEvents {
-        let query = Self.query(filter, newestFirst: newestFirst, horizon: nil, after: nil, limit: nil)
-        let rows = try await database.translatingErrors { try await database.client.query(query, logger: database.logger) }
-        return ExportedEvents(rows: rows)
+    /// Every event `filter` selects, in sequence order, read in batches of `batchSize` as the reader takes
+    /// them: an export holds one batch at a time, whatever its size. The batches are keyset pages over one
+    /// horizon, as listings are, so the export is the consistent set of events finished when it began; each
+    /// batch is a short statement of its own, so an export of millions of events neither runs into the
+    /// statement timeout nor keeps a connection of the pool for its whole length.
+    public func export(_ filter: HistoryFilter, newestFirst: Bool, batchSize: Int = 1_000) async throws -> ExportedEvents {
+        ExportedEvents(repository: self, filter: filter, newestFirst: newestFirst,
+                       horizon: try await currentHorizon(), batchSize: batchSize)
     }
 
     /// Appends an event that belongs to no row change of the catalog's tables.
@@ -123,19 +126,37 @@ public struct HistoryRepository: Sendable {
     }
 }
 
-/// The events of an export, one at a time as the database streams them.
+/// The events of an export, one at a time, fetched a batch at a time as the reader asks for more.
 public struct ExportedEvents: AsyncSequence, Sendable {
     public typealias Element = HistoryEvent
-    let rows: PostgresRowSequence
+    let repository: HistoryRepository
+    let filter: HistoryFilter
+    let newestFirst: Bool
+    let horizon: String
+    let batchSize: Int
 
     public struct AsyncIterator: AsyncIteratorProtocol {
-        var rows: PostgresRowSequence.AsyncIterator
+        let events: ExportedEvents
+        var batch: [HistoryEvent] = []
+        var index = 0
+        var after: Int64?
+        var exhausted = false
 
         public mutating func next() async throws -> HistoryEvent? {
-            guard let row = try await rows.next() else { return nil }
-            return try HistoryRepository.event(from: row)
+            if index == batch.count {
+                guard !exhausted else { return nil }
+                batch = try await events.repository.list(
+                    events.filter, newestFirst: events.newestFirst,
+                    from: HistoryPosition(horizon: events.horizon, afterSequence: after), limit: events.batchSize)
+                index = 0
+                exhausted = batch.count < events.batchSize
+                guard let last = batch.last else { return nil }
+                after = last.sequence
+            }
+            defer { index += 1 }
+            return batch[index]
         }
     }
 
-    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(rows: rows.makeAsyncIterator()) }
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(events: self) }
 }

@@ -60,9 +60,10 @@ public struct WithStoreKit<Value: Sendable>: Sendable {
 
 /// What imports and exports of StoreKit configuration files read and write.
 ///
-/// An import is one transaction of three multi-row statements (groups, products, the file's data): each row is
-/// inserted with its history event in the same statement, as every write of the catalog is, so that a file of
-/// 10,000 products takes seconds and either all of it is in the catalog or none of it.
+/// An import is one transaction of multi-row statements (the groups, the products a thousand at a time, the
+/// file's data): each row is inserted with its history event in the same statement, as every write of the
+/// catalog is, so that a file of 10,000 products takes seconds and either all of it is in the catalog or none
+/// of it.
 public struct StoreKitRepository: Sendable {
     let database: Database
 
@@ -131,8 +132,11 @@ public struct StoreKitRepository: Sendable {
                 if !batch.groups.isEmpty {
                     _ = try await connection.query(Self.insertGroups(batch), logger: database.logger).collect()
                 }
-                if !batch.products.isEmpty {
-                    _ = try await connection.query(Self.insertProducts(batch), logger: database.logger).collect()
+                // A statement per thousand products: each stays far inside the service's statement timeout.
+                for start in stride(from: 0, to: batch.products.count, by: Self.productsPerStatement) {
+                    let products = batch.products[start..<min(start + Self.productsPerStatement, batch.products.count)]
+                    _ = try await connection.query(Self.insertProducts(products, of: batch), logger: database.logger)
+                        .collect()
                 }
                 if let document = batch.document {
                     _ = try await connection.query("""
@@ -198,8 +202,13 @@ public struct StoreKitRepository: Sendable {
         let event: HistoryRecordJSON
     }
 
-    private static func insertProducts(_ batch: ImportBatch) -> PostgresQuery {
-        let rows = batch.products.enumerated().map { index, new in
+    /// How many products one statement inserts.
+    static let productsPerStatement = 1_000
+
+    private static func insertProducts(_ products: ArraySlice<ImportBatch.NewProduct>, of batch: ImportBatch)
+        -> PostgresQuery
+    {
+        let rows = products.enumerated().map { index, new in
             let product = new.product
             return ProductRow(
                 ord: index, productId: product.productID, type: product.type.rawValue,

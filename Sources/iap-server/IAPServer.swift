@@ -7,6 +7,28 @@ import Logging
 /// The service's executable: `serve` (the default), `migrate` and `create-key`.
 @main
 struct IAPServer: AsyncParsableCommand {
+    /// Logs are JSON lines (on standard output for `serve`, standard error for the commands), or plain
+    /// text with `LOG_FORMAT=text`.
+    static func main() async {
+        let arguments = CommandLine.arguments.dropFirst()
+        let serving = arguments.first.map { $0 == "serve" || $0.hasPrefix("-") } ?? true
+        if ProcessInfo.processInfo.environment["LOG_FORMAT"] != "text" {
+            LoggingSystem.bootstrap { label in JSONLogHandler(label: label, toStandardError: !serving) }
+        } else if !serving {
+            LoggingSystem.bootstrap(StreamLogHandler.standardError)
+        }
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
+
     static let configuration = CommandConfiguration(
         commandName: "iap-server",
         abstract: "The IAP Catalog service.",

@@ -32,6 +32,21 @@ struct Serve: AsyncParsableCommand, ServerArguments {
     }
     var logLevel: Logger.Level { (try? database.level()) ?? .info }
 
+    /// The limits, from the environment (docs/operations.md), else the defaults.
+    var limits: ServiceLimits {
+        let environment = ProcessInfo.processInfo.environment
+        func number(_ name: String) -> Double? { environment[name].flatMap(Double.init) }
+        var limits = ServiceLimits.standard
+        if let value = number("DATABASE_POOL_SIZE") { limits.databaseConnections = max(1, Int(value)) }
+        if let value = number("DATABASE_QUEUE_LIMIT") { limits.databaseQueue = max(0, Int(value)) }
+        if let value = number("DATABASE_WAIT_SECONDS") { limits.databaseWait = .milliseconds(Int(value * 1000)) }
+        if let value = number("STATEMENT_TIMEOUT_SECONDS") { limits.statementTimeout = .seconds(Int(value)) }
+        if let value = number("IDLE_TIMEOUT_SECONDS") { limits.idleTimeout = .seconds(Int(value)) }
+        if let value = number("RATE_LIMIT_PER_SECOND") { limits.requestsPerSecondPerKey = value }
+        if let value = number("RATE_LIMIT_BURST") { limits.burstPerKey = max(1, Int(value)) }
+        return limits
+    }
+
     func validate() throws {
         _ = try database.databaseURL()
         _ = try database.level()

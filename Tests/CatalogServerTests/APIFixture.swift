@@ -18,6 +18,13 @@ struct TestArguments: ServerArguments {
     let databaseURL: DatabaseURL
     let migrationDatabaseURL: DatabaseURL?
     var logLevel: Logger.Level = .critical
+    /// Rate limits out of the way but for the tests about them.
+    var limits: ServiceLimits = {
+        var limits = ServiceLimits.standard
+        limits.requestsPerSecondPerKey = 1_000_000
+        limits.burstPerKey = 1_000_000
+        return limits
+    }()
 }
 
 /// A test's view of the API: requests as a client sends them, answers decoded as the document defines them.
@@ -29,25 +36,19 @@ struct APIFixture: Sendable {
     }
 
     /// Runs `body` against the application in-process, logging at `logLevel`.
-    func run<Result: Sendable>(logLevel: Logger.Level = .critical, _ body: @Sendable (API) async throws -> Result)
-        async throws -> Result
+    func run<Result: Sendable>(limits: ServiceLimits? = nil, logLevel: Logger.Level = .critical,
+                               _ body: @Sendable (API) async throws -> Result) async throws -> Result
     {
         let service = try await TestDatabase.serviceURL(for: url)
-        let app = try await buildApplication(TestArguments(databaseURL: service, migrationDatabaseURL: url,
-                                                           logLevel: logLevel))
+        var arguments = TestArguments(databaseURL: service, migrationDatabaseURL: url, logLevel: logLevel)
+        if let limits { arguments.limits = limits }
+        let app = try await buildApplication(arguments)
         return try await app.test(.router) { client in try await body(API(client: client)) }
     }
 
     /// A new key of `role`, limited to `apps` when given, made directly in the database like `create-key`.
     func key(_ role: KeyRole, apps: [String]? = nil, name: String? = nil) async throws -> String {
-        try await TestDatabase.withDatabase(url) { database in
-            let token = KeyToken.generate()
-            let key = APIKey(id: UUID(), name: name ?? "\(role.rawValue) test key", role: role, apps: apps.map(Set.init),
-                             createdAt: Date(), expiresAt: nil, revokedAt: nil)
-            try await database.keys.create(key, token: token, event: HistoryRecord(
-                kind: .keyCreated, bundleID: nil, actor: Actor(keyID: nil, name: "tests", role: .admin)))
-            return token.text
-        }
+        try await TestKeys.make(role, apps: apps, name: name, in: url)
     }
 
     /// One key of each role, unlimited.

@@ -70,7 +70,7 @@ struct HistoryChainTests {
     @Test("iap_canonical_json writes what migration 0001's version wrote, and what Swift writes, for any JSON")
     func canonicalFunctionKeepsItsOutput() async throws {
         // 0001's definition under another name is the reference: every hash written before the faster version
-        // (0004) must still verify, and every hash written after it must verify in Swift.
+        // (0006) must still verify, and every hash written after it must verify in Swift.
         let first = try #require(try Migrator.bundled().first { $0.version == 1 }).sql
         let start = try #require(first.range(of: "CREATE FUNCTION iap_canonical_json"))
         let end = try #require(first.range(of: "$$;", range: start.upperBound..<first.endIndex))
@@ -150,6 +150,24 @@ struct HistoryChainTests {
             #expect(verification.firstBrokenLink?.chainSequence == 6)
         }
         try await TestDatabase.execute("ALTER TABLE history_events ENABLE TRIGGER history_events_append_only", in: url)
+    }
+
+    @Test("an event finds its chain head through the primary key, however many apps there are")
+    func chainHeadIsOneIndexLookup() async throws {
+        let url = try await TestDatabase.forSuite("history_chain")
+        // history_link compares with NEW.chain, a `COLLATE "C"` value: the key must have that collation for
+        // its index to answer. With sequential scans priced out, a plan without the index shows it.
+        let plan = try await TestDatabase.withClient(url, maximumConnections: 1) { client in
+            try await client.withConnection { connection in
+                _ = try await connection.query("SET enable_seqscan = off", logger: connection.logger).collect()
+                let rows = try await connection.query(
+                    #"EXPLAIN SELECT * FROM history_chains WHERE chain = ('com.example' COLLATE "C") FOR UPDATE"#,
+                    logger: connection.logger
+                ).collect()
+                return try rows.map { try $0.decode(String.self) }.joined(separator: "\n")
+            }
+        }
+        #expect(plan.contains("Index Scan using history_chains_pkey"), "\(plan)")
     }
 
     @Test("concurrent writers to one app never fork its chain")

@@ -5,10 +5,22 @@ extension CatalogAPIHandler {
     /// One action, as a single compare-and-set on the version read plus its history event, in one
     /// statement: of racing actions exactly one wins, and the others are told what is allowed now.
     func performAction(_ input: Operations.PerformAction.Input) async throws -> Operations.PerformAction.Output {
-        let key = try Access.require(.readCatalog)
-        let app = try await visibleApp(input.path.bundleId, for: key)
         guard case .json(let body) = input.body else { throw Problem(status: .unsupportedMediaType) }
         let action: ReviewAction = EnumMapping.convert(body.action)
+        do {
+            let output = try await perform(action, input, body)
+            metrics.action(action, outcome: "applied")
+            return output
+        } catch {
+            metrics.action(action, outcome: Problem(error: error).kind)
+            throw error
+        }
+    }
+
+    private func perform(_ action: ReviewAction, _ input: Operations.PerformAction.Input,
+                         _ body: Components.Schemas.ActionRequest) async throws -> Operations.PerformAction.Output {
+        let key = try Access.require(.readCatalog)
+        let app = try await visibleApp(input.path.bundleId, for: key)
         let product = try await existingProduct(app, input.path.productId)
         try EntityTag.check(input.headers.ifMatch, against: product)
         let next = try product.performing(action, by: key.role, reason: body.reason, in: app, at: now())
@@ -23,6 +35,7 @@ extension CatalogAPIHandler {
             throw CatalogError.conflict("the product changed while \(action.rawValue) was being applied; read it again",
                                         state: current.state)
         }
+        if next.onSale != product.onSale { try await refreshIdentifiers(app.bundleID) }
         return .ok(.init(headers: .init(eTag: EntityTag.of(next)), body: .json(.init(next, app: app, role: key.role))))
     }
 }

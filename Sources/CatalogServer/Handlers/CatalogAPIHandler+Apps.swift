@@ -18,6 +18,7 @@ extension CatalogAPIHandler {
             FieldChange(field: "primaryLocale", old: nil, new: app.primaryLocale),
         ].compactMap { $0 }
         try await database.apps.create(app, event: record(.appCreated, by: key, app: app.bundleID, changes: changes))
+        try await refreshIdentifiers(app.bundleID)
         return .created(.init(body: .json(.init(app))))
     }
 

@@ -1,26 +1,33 @@
 import CatalogAPI
 import CatalogCore
-import Crypto
-import Foundation
 
 extension CatalogAPIHandler {
-    /// The public list of identifiers on sale, for client apps; cacheable with a strong ETag.
+    /// The public list of identifiers on sale, for client apps; cacheable with a strong ETag. Plain requests
+    /// are answered before routing by ``IdentifierFastPath`` from the same snapshots; this answers the rest
+    /// (a percent-encoded path, for one), identically.
     func getProductIdentifiers(_ input: Operations.GetProductIdentifiers.Input) async throws
         -> Operations.GetProductIdentifiers.Output
     {
         let type: PurchaseType? = input.query._type.map { EnumMapping.convert($0) }
-        guard Identifiers.bundleIDProblems(input.path.bundleId).isEmpty,
-              let identifiers = try await database.products.identifiersOnSale(input.path.bundleId, type: type)
-        else {
+        guard let snapshot = try await identifiers(input.path.bundleId, type: type) else {
             return .notFound(.init(body: .json(.init(error: .appNotFound))))
         }
-        let digest = SHA256.hash(data: Data(([input.path.bundleId] + identifiers).joined(separator: "\n").utf8))
-        let eTag = digest.prefix(16).map { String(format: "%02x", $0) }.joined()
-        if let ifNoneMatch = input.headers.ifNoneMatch,
-           ifNoneMatch.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == "\"\(eTag)\"" }) {
+        // The header is declared as a JSON string: the generated layer adds the quotes.
+        let eTag = String(snapshot.eTag.dropFirst().dropLast())
+        if let ifNoneMatch = input.headers.ifNoneMatch, IdentifierRoute.matches(ifNoneMatch, snapshot.eTag) {
             return .notModified(.init(headers: .init(eTag: eTag)))
         }
-        return .ok(.init(headers: .init(eTag: eTag, cacheControl: "no-cache"),
-                         body: .json(.init(bundleId: input.path.bundleId, productIdentifiers: identifiers))))
+        return .ok(.init(headers: .init(eTag: eTag, cacheControl: IdentifierRoute.cacheControl),
+                         body: .json(.init(bundleId: input.path.bundleId, productIdentifiers: snapshot.identifiers))))
+    }
+
+    /// The snapshot, or, before the first load, the same answer built from the database.
+    private func identifiers(_ bundleID: String, type: PurchaseType?) async throws -> IdentifierSnapshots.Snapshot? {
+        if snapshots.isLoaded { return snapshots.answer(bundleID[...], type: type) }
+        guard Identifiers.bundleIDProblems(bundleID).isEmpty, let products = try await database.identifiers.app(bundleID)
+        else { return nil }
+        let scratch = IdentifierSnapshots()
+        scratch.replace(bundleID, with: products)
+        return scratch.answer(bundleID[...], type: type)
     }
 }

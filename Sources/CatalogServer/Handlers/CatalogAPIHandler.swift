@@ -8,6 +8,8 @@ import Foundation
 struct CatalogAPIHandler: APIProtocol {
     let database: Database
     let migrator: Migrator
+    let snapshots: IdentifierSnapshots
+    let metrics: ServiceMetrics
     /// The time of a change (a parameter so that tests can fix it).
     let now: @Sendable () -> Date
 
@@ -19,6 +21,13 @@ struct CatalogAPIHandler: APIProtocol {
             throw CatalogError.notFound("no app \(bundleID)")
         }
         return app
+    }
+
+    /// Rebuilds the app's identifier snapshot now, after a change to what is on sale, so that this server
+    /// answers with the change as soon as the change is answered; the database's notification brings it to
+    /// the other servers (and again to this one, harmlessly).
+    func refreshIdentifiers(_ bundleID: String) async throws {
+        snapshots.replace(bundleID, with: try await database.identifiers.app(bundleID))
     }
 
     /// The history record of a change made by `key` in this request.

@@ -3,9 +3,11 @@ import Hummingbird
 
 /// Resolves `Authorization: Bearer <token>` to its API key for the rest of the request. A request without
 /// the header goes on without a key (public routes need none; the others answer 401); a header with an
-/// unknown, revoked or expired token is refused at once, whatever the route.
+/// unknown, revoked or expired token is refused at once, whatever the route. A key over its rate limit is
+/// answered 429 with `Retry-After`.
 struct AuthenticationMiddleware<Context: RequestContext>: RouterMiddleware {
     let keys: KeyRepository
+    let rateLimiter: RateLimiter
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
@@ -19,6 +21,12 @@ struct AuthenticationMiddleware<Context: RequestContext>: RouterMiddleware {
         }
         guard let key = try await keys.authenticate(KeyToken(text: String(parts[1]))) else {
             throw Unauthenticated(reason: "the key is unknown, revoked or expired")
+        }
+        if let wait = rateLimiter.admit(key.id) {
+            var problem = Problem("rate-limited", .tooManyRequests, "Too many requests for this key",
+                                  detail: "at most \(rateLimiter.rate) requests per second on average, \(Int(rateLimiter.burst)) at once")
+            problem.headers[.retryAfter] = String(max(1, Int(wait.components.seconds) + 1))
+            throw problem
         }
         return try await RequestScope.$key.withValue(key) {
             try await next(request, context)

@@ -1,0 +1,84 @@
+import CatalogCore
+import HTTPTypes
+import Hummingbird
+import HummingbirdCore
+import NIOCore
+
+/// Answers `GET` and `HEAD /v1/apps/{bundleId}/product-identifiers[?type=…]`, the hot path of every client
+/// app's launch, from ``IdentifierSnapshots`` before routing: no router, no middleware, no database, no
+/// allocation beyond the response. Anything else (and anything unusual about this route: percent-encoded
+/// paths, an unknown `type`, other query parameters, snapshots not loaded yet) goes on to `next`, whose
+/// generated handler answers the same from the same snapshots, as `openapi.yaml` documents it.
+struct IdentifierFastPath<Next: HTTPResponder>: HTTPResponder {
+    typealias Context = Next.Context
+    let snapshots: IdentifierSnapshots
+    let metrics: ServiceMetrics
+    let next: Next
+
+    func respond(to request: Request, context: Context) async throws -> Response {
+        guard request.method == .get || request.method == .head, snapshots.isLoaded,
+              let (bundleID, type) = IdentifierRoute.match(request.uri)
+        else { return try await next.respond(to: request, context: context) }
+        let clock = ContinuousClock()
+        let start = clock.now
+        let response = answer(request, bundleID, type)
+        metrics.request(route: IdentifierRoute.pattern, method: request.method, status: response.status,
+                        duration: clock.now - start)
+        return response
+    }
+
+    private func answer(_ request: Request, _ bundleID: Substring, _ type: PurchaseType?) -> Response {
+        guard let snapshot = snapshots.answer(bundleID, type: type) else {
+            return Response(status: .notFound, headers: [.contentType: "application/json"],
+                            body: ResponseBody(byteBuffer: IdentifierSnapshots.appNotFound))
+        }
+        var headers: HTTPFields = [.eTag: snapshot.eTag, .cacheControl: IdentifierRoute.cacheControl]
+        if let ifNoneMatch = request.headers[.ifNoneMatch], IdentifierRoute.matches(ifNoneMatch, snapshot.eTag) {
+            return Response(status: .notModified, headers: headers)
+        }
+        headers[.contentType] = "application/json"
+        if request.method == .head {
+            headers[.contentLength] = String(snapshot.body.readableBytes)
+            return Response(status: .ok, headers: headers, body: ResponseBody())
+        }
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: snapshot.body))
+    }
+}
+
+/// The identifier route's URL and caching rules, shared by the fast path and the generated handler.
+enum IdentifierRoute {
+    private static var prefix: String { "/v1/apps/" }
+    private static var suffix: String { "/product-identifiers" }
+    /// The route as metrics name it.
+    static let pattern = "/v1/apps/{bundleId}/product-identifiers"
+    /// Clients may keep the answer but must revalidate it (a cheap 304): what is on sale changes at once.
+    static let cacheControl = "no-cache"
+
+    /// The bundle id and type filter of a plain identifier request, or `nil` for anything else.
+    static func match(_ uri: URI) -> (Substring, PurchaseType?)? {
+        // Byte comparisons: this runs on every request, and the route is plain ASCII.
+        let path = uri.path
+        let bytes = path.utf8
+        guard bytes.count > prefix.utf8.count + suffix.utf8.count, bytes.starts(with: prefix.utf8),
+              bytes.reversed().starts(with: suffix.utf8.reversed())
+        else { return nil }
+        let start = bytes.index(bytes.startIndex, offsetBy: prefix.utf8.count)
+        let end = bytes.index(bytes.endIndex, offsetBy: -suffix.utf8.count)
+        let bundleID = path[start..<end]
+        guard !bundleID.utf8.contains(UInt8(ascii: "/")), !bundleID.utf8.contains(UInt8(ascii: "%")) else { return nil }
+        guard let query = uri.query, !query.isEmpty else { return (bundleID, nil) }
+        guard query.hasPrefix("type="), let type = PurchaseType(rawValue: String(query.dropFirst(5))) else { return nil }
+        return (bundleID, type)
+    }
+
+    /// `If-None-Match` compares weakly: `*`, or any listed tag equal to ours with or without `W/`.
+    static func matches(_ ifNoneMatch: String, _ eTag: String) -> Bool {
+        if ifNoneMatch == eTag { return true }
+        return ifNoneMatch.split(separator: ",").contains { candidate in
+            var tag = candidate.drop(while: { $0 == " " })
+            while tag.last == " " { tag = tag.dropLast() }
+            if tag.hasPrefix("W/") { tag = tag.dropFirst(2) }
+            return tag == "*" || tag == eTag
+        }
+    }
+}

@@ -1,0 +1,21 @@
+/// The bounds that keep the service responsive under load and abuse. `iap-server serve` reads each from
+/// the environment (docs/operations.md lists the variables).
+public struct ServiceLimits: Sendable {
+    /// Database connections in the pool, which is also how many database operations run at once.
+    public var databaseConnections = 20
+    /// Operations that may wait for a connection; beyond, requests are refused at once with 503.
+    public var databaseQueue = 256
+    /// How long an operation may wait for a connection before the request is answered 503.
+    public var databaseWait: Duration = .seconds(5)
+    /// How long one SQL statement may run before PostgreSQL cancels it.
+    public var statementTimeout: Duration = .seconds(30)
+    /// How long a connection may stay idle (between requests, or while a slow client sends one).
+    public var idleTimeout: Duration = .seconds(60)
+    /// Requests per second each API key may make on average, and in a burst.
+    public var requestsPerSecondPerKey: Double = 100
+    public var burstPerKey: Int = 200
+
+    public init() {}
+
+    public static let standard = ServiceLimits()
+}

@@ -1,0 +1,105 @@
+import Synchronization
+
+/// Lets at most `permits` database operations run at once, queues at most `maxWaiting` more for at most
+/// `timeout`, and turns everything beyond that away at once: a saturated or unreachable database makes
+/// requests fail quickly with "unavailable" instead of piling up and hanging.
+public final class AdmissionGate: Sendable {
+    /// How many operations run and wait now, for metrics.
+    public struct Load: Sendable {
+        public let running: Int
+        public let waiting: Int
+    }
+
+    private struct Waiter {
+        let id: UInt64
+        let continuation: CheckedContinuation<Void, any Error>
+    }
+
+    private struct State {
+        var available: Int
+        var waiters: [Waiter] = []
+        var nextID: UInt64 = 0
+    }
+
+    public let permits: Int
+    public let maxWaiting: Int
+    public let timeout: Duration
+    private let state: Mutex<State>
+
+    public init(permits: Int, maxWaiting: Int, timeout: Duration) {
+        self.permits = permits
+        self.maxWaiting = maxWaiting
+        self.timeout = timeout
+        state = Mutex(State(available: permits))
+    }
+
+    public var load: Load {
+        state.withLock { Load(running: permits - $0.available, waiting: $0.waiters.count) }
+    }
+
+    /// Runs `body` holding a permit.
+    public func withPermit<Result>(_ body: () async throws -> Result) async throws -> Result {
+        try await acquire()
+        defer { release() }
+        return try await body()
+    }
+
+    private func acquire() async throws {
+        let id = state.withLock { state -> UInt64? in
+            if state.available > 0 {
+                state.available -= 1
+                return nil
+            }
+            state.nextID += 1
+            return state.nextID
+        }
+        guard let id else { return }
+        let timeout = timeout
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let queued = state.withLock { state -> Bool in
+                    if state.available > 0 {
+                        state.available -= 1
+                        continuation.resume()
+                        return true
+                    }
+                    guard state.waiters.count < maxWaiting else { return false }
+                    state.waiters.append(Waiter(id: id, continuation: continuation))
+                    return true
+                }
+                guard queued else {
+                    continuation.resume(throwing: StoreUnavailable(
+                        description: "the database is saturated: \(maxWaiting) requests are already waiting"))
+                    return
+                }
+                Task { [weak self] in
+                    try? await Task.sleep(for: timeout)
+                    self?.abandon(id, StoreUnavailable(
+                        description: "no database connection became free within \(timeout.components.seconds) s"))
+                }
+            }
+        } onCancel: {
+            abandon(id, CancellationError())
+        }
+    }
+
+    /// Gives up a waiter that is still queued (timed out or cancelled).
+    private func abandon(_ id: UInt64, _ error: any Error) {
+        let waiter = state.withLock { state -> Waiter? in
+            guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+            return state.waiters.remove(at: index)
+        }
+        waiter?.continuation.resume(throwing: error)
+    }
+
+    private func release() {
+        let next = state.withLock { state -> Waiter? in
+            if state.waiters.isEmpty {
+                state.available += 1
+                return nil
+            }
+            return state.waiters.removeFirst()
+        }
+        next?.continuation.resume()
+    }
+}

@@ -1,0 +1,93 @@
+import CatalogStore
+import Foundation
+import Synchronization
+
+/// A real `iap-server serve` process, for tests of what only separate processes show: coherence between
+/// servers, crashes, signals. It listens on a port of its own choosing, which it reports in its log.
+public final class ServerProcess: Sendable {
+    /// The built server (debug, as `swift build` makes it for the tests).
+    public static var executable: URL {
+        TestDatabase.repositoryRoot.appendingPathComponent(".build/debug/iap-server")
+    }
+
+    private let process: Process
+    private let output = LogBuffer()
+    /// `http://127.0.0.1:PORT`.
+    public let baseURL: String
+    public var processIdentifier: Int32 { process.processIdentifier }
+
+    /// Starts a server on `url` (as the service's role; migrations by `migrationURL`) and waits until it
+    /// listens, at most `timeout`.
+    public init(databaseURL: DatabaseURL, migrationURL: DatabaseURL? = nil, environment: [String: String] = [:],
+                timeout: Duration = .seconds(30)) async throws {
+        guard FileManager.default.isExecutableFile(atPath: Self.executable.path) else {
+            throw TestSetupError("no server at \(Self.executable.path): run swift build first (scripts/test does)")
+        }
+        let process = Process()
+        process.executableURL = Self.executable
+        process.arguments = ["serve", "--port", "0", "--log-level", "info"]
+        var variables = ProcessInfo.processInfo.environment
+        variables["DATABASE_URL"] = Self.text(databaseURL)
+        if let migrationURL { variables["MIGRATION_DATABASE_URL"] = Self.text(migrationURL) }
+        variables.merge(environment) { _, new in new }
+        process.environment = variables
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        self.process = process
+        let output = self.output
+        pipe.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            if !data.isEmpty { output.text.withLock { $0 += String(decoding: data, as: UTF8.self) } }
+        }
+        try process.run()
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        var port: String?
+        while port == nil {
+            port = output.text.withLock { Self.port(in: $0) }
+            if port != nil { break }
+            guard process.isRunning, clock.now < deadline else {
+                process.terminate()
+                throw TestSetupError("the server did not start listening:\n\(output.text.withLock { $0 })")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        baseURL = "http://127.0.0.1:\(port!)"
+    }
+
+    /// Everything the server has logged so far.
+    public var log: String { output.text.withLock { $0 } }
+
+    public var isRunning: Bool { process.isRunning }
+
+    /// Sends `signal` (SIGTERM to stop gracefully, SIGKILL to crash it).
+    public func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
+
+    /// Waits for the process to end, at most `timeout`; answers its exit status, or `nil` if it still runs.
+    public func waitForExit(timeout: Duration = .seconds(30)) async throws -> Int32? {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while process.isRunning && clock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        return process.isRunning ? nil : process.terminationStatus
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
+    private static func port(in log: String) -> String? {
+        guard let range = log.range(of: "listening on 127.0.0.1:") else { return nil }
+        let digits = log[range.upperBound...].prefix { $0.isNumber }
+        return digits.isEmpty ? nil : String(digits)
+    }
+
+    private static func text(_ url: DatabaseURL) -> String {
+        "postgres://\(url.username)@\(url.host):\(url.port)/\(url.database)"
+    }
+}
+
+/// What a server process has written, gathered as it comes.
+private final class LogBuffer: Sendable {
+    let text = Mutex<String>("")
+}

@@ -1,0 +1,85 @@
+import AsyncHTTPClient
+import CatalogAPI
+import CatalogCore
+import CatalogStore
+import CatalogTestSupport
+import Foundation
+import NIOCore
+import NIOHTTP1
+import Testing
+
+/// Several server processes on one database: what one changes, the others serve at once.
+@Suite("Coherence between servers")
+struct CoherenceTests {
+    @Test("a product going on or off sale through one server shows in the other's identifier list within 100 ms")
+    func twoServers() async throws {
+        let url = try await TestDatabase.forSuite("coherence")
+        let service = try await TestDatabase.serviceURL(for: url)
+        let first = try await ServerProcess(databaseURL: service, migrationURL: url)
+        let second = try await ServerProcess(databaseURL: service, migrationURL: url)
+        let admin = try await TestKeys.make(.admin, in: url)
+        let app = "com.coherence.app"
+        let http = HTTPClient.shared
+
+        func call(_ server: ServerProcess, _ method: HTTPMethod, _ path: String, json: String? = nil) async throws
+            -> (Int, String)
+        {
+            var request = HTTPClientRequest(url: server.baseURL + path)
+            request.method = method
+            request.headers.add(name: "Authorization", value: "Bearer \(admin)")
+            if let json {
+                request.headers.add(name: "Content-Type", value: "application/json")
+                request.body = .bytes(ByteBuffer(string: json))
+            }
+            let response = try await http.execute(request, timeout: .seconds(10))
+            let body = try await response.body.collect(upTo: 1 << 20)
+            return (Int(response.status.code), String(buffer: body))
+        }
+        /// How long until `server` lists exactly `expected`, polling every millisecond or so.
+        func latency(_ server: ServerProcess, until expected: [String]) async throws -> Duration {
+            let clock = ContinuousClock()
+            let start = clock.now
+            while clock.now - start < .seconds(5) {
+                let (status, body) = try await call(server, .GET, "/v1/apps/\(app)/product-identifiers")
+                if status == 200, let answer = try? JSONDecoder().decode(Components.Schemas.ProductIdentifiers.self,
+                                                                          from: Data(body.utf8)),
+                   answer.productIdentifiers == expected {
+                    return clock.now - start
+                }
+                try await Task.sleep(for: .milliseconds(1))
+            }
+            return .seconds(5)
+        }
+
+        #expect(try await call(first, .POST, "/v1/apps", json: #"{"bundleId":"\#(app)","name":"Coherent"}"#).0 == 201)
+        // The new app appears in the other server (404 turns into an empty list).
+        #expect(try await latency(second, until: []) < .milliseconds(100))
+        let product = #"{"productId":"coins","referenceName":"Coins","type":"CONSUMABLE","price":{"currency":"USD","amount":"0.99"},"localizations":[{"locale":"en-US","displayName":"Coins","description":"Coins"}]}"#
+        #expect(try await call(first, .POST, "/v1/apps/\(app)/products", json: product).0 == 201)
+        for action in ["approve", "submit", "start_review"] {
+            #expect(try await call(first, .POST, "/v1/apps/\(app)/products/coins/actions", json: #"{"action":"\#(action)"}"#).0 == 200)
+        }
+        // Each change through one server, watched on the other: going on sale, then off and on again, by
+        // turns. The figure is the median of the moves, so that one stall of a loaded machine does not decide.
+        var latencies: [Duration] = []
+        #expect(try await call(first, .POST, "/v1/apps/\(app)/products/coins/actions", json: #"{"action":"accept"}"#).0 == 200)
+        latencies.append(try await latency(second, until: ["coins"]))
+        for round in 0..<3 {
+            let (writer, reader) = round % 2 == 0 ? (second, first) : (first, second)
+            #expect(try await call(writer, .POST, "/v1/apps/\(app)/products/coins/actions",
+                                   json: #"{"action":"remove_from_sale"}"#).0 == 200)
+            latencies.append(try await latency(reader, until: []))
+            #expect(try await call(reader, .POST, "/v1/apps/\(app)/products/coins/actions",
+                                   json: #"{"action":"restore_to_sale"}"#).0 == 200)
+            latencies.append(try await latency(writer, until: ["coins"]))
+        }
+        let sorted = latencies.sorted()
+        print("coherence latencies between two servers: \(latencies.map { $0.formatted(.units(allowed: [.milliseconds], fractionalPart: .show(length: 1))) })")
+        #expect(sorted[sorted.count / 2] < .milliseconds(100), "median of \(latencies)")
+        #expect(sorted.last! < .seconds(1), "slowest of \(latencies)")
+        first.send(SIGTERM)
+        second.send(SIGTERM)
+        #expect(try await first.waitForExit() == 0)
+        #expect(try await second.waitForExit() == 0)
+    }
+}
