@@ -168,6 +168,7 @@ let package = Package(
                 "CatalogServer",
                 "CatalogStore",
                 "CatalogTestSupport",
+                "StoreKitConfiguration",
                 "iap-admin",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
