@@ -5,8 +5,9 @@ import Foundation
 import PostgresNIO
 import Testing
 
-/// The horizon that makes history pages stable: only this database's running writers hold it back.
-@Suite("History horizon")
+/// The horizon that makes history pages stable: only this database's running writers hold it back. Serialized:
+/// a test writing in this database holds back the horizon of another running at the same time, by design.
+@Suite("History horizon", .serialized)
 struct HistoryHorizonTests {
     @Test("a writer still running in this database keeps newer events out of listings; one in another database does not")
     func horizonCountsThisDatabaseOnly() async throws {
@@ -25,6 +26,25 @@ struct HistoryHorizonTests {
                 #expect(try await !Self.listed(database).contains("after.own.writer"))
             }
             #expect(try await Self.listed(database).contains("after.own.writer"))
+        }
+    }
+
+    @Test("an export walks every event across its batches, in order, once", arguments: [1, 2, 3, 7, 1_000])
+    func exportCrossesBatches(batchSize: Int) async throws {
+        let url = try await TestDatabase.forSuite("history_horizon")
+        try await TestDatabase.withDatabase(url) { database in
+            let app = try await StoreFixtures.app(database, "com.horizon.export.\(batchSize)")
+            for index in 0..<6 { _ = try await StoreFixtures.product(database, in: app, id: "p\(index)") }
+            let filter = HistoryFilter(app: app.bundleID)
+            for newestFirst in [false, true] {
+                var sequences: [Int64] = []
+                for try await event in try await database.history.export(filter, newestFirst: newestFirst, batchSize: batchSize) {
+                    sequences.append(event.sequence)
+                }
+                #expect(sequences.count == 7, "app_created and six creations")
+                #expect(sequences == (newestFirst ? sequences.sorted(by: >) : sequences.sorted()))
+                #expect(Set(sequences).count == sequences.count)
+            }
         }
     }
 
