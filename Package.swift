@@ -34,6 +34,10 @@ let package = Package(
     ],
     targets: [
         .target(name: "CatalogCore", swiftSettings: strict),
+        // The .storekit file format alone: reads and writes Xcode's StoreKit configuration files, no catalog.
+        .target(name: "StoreKitConfiguration", swiftSettings: strict),
+        // Between StoreKit files and the catalog: import plans checked by CatalogCore's rules, and exports.
+        .target(name: "StoreKitMapping", dependencies: ["CatalogCore", "StoreKitConfiguration"], swiftSettings: strict),
         .target(
             name: "CatalogStore",
             dependencies: [
@@ -59,6 +63,8 @@ let package = Package(
                 "CatalogAPI",
                 "CatalogCore",
                 "CatalogStore",
+                "StoreKitConfiguration",
+                "StoreKitMapping",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -108,6 +114,7 @@ let package = Package(
             dependencies: [
                 "CatalogCore",
                 "CatalogStore",
+                "StoreKitConfiguration",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
@@ -115,6 +122,17 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "CatalogCoreTests", dependencies: ["CatalogCore"], swiftSettings: strict),
+        .testTarget(
+            name: "StoreKitConfigurationTests",
+            dependencies: ["StoreKitConfiguration"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "StoreKitMappingTests",
+            dependencies: ["CatalogCore", "CatalogTestSupport", "StoreKitConfiguration", "StoreKitMapping"],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "CatalogStoreTests",
             dependencies: [
@@ -133,6 +151,8 @@ let package = Package(
                 "CatalogServer",
                 "CatalogStore",
                 "CatalogTestSupport",
+                "StoreKitConfiguration",
+                "StoreKitMapping",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
@@ -148,6 +168,7 @@ let package = Package(
                 "CatalogServer",
                 "CatalogStore",
                 "CatalogTestSupport",
+                "StoreKitConfiguration",
                 "iap-admin",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -6,6 +6,9 @@ public enum Limits {
     public static let referenceName = 1...64
     public static let displayName = 2...30
     public static let description = 1...45
+    /// An auto-renewable subscription's description: App Store Connect takes 55 characters there (a file
+    /// synced from App Store Connect holds 50-character subscription descriptions).
+    public static let subscriptionDescription = 1...55
     public static let reviewNote = 0...4_000
     public static let reason = 1...4_000
     public static let productsPerApp = 10_000

@@ -4,7 +4,7 @@ public struct Localization: Sendable, Hashable, Codable {
     public var locale: String
     /// 2–30 characters.
     public var displayName: String
-    /// 1–45 characters.
+    /// 1–45 characters; 1–55 for an auto-renewable subscription.
     public var description: String
 
     public init(locale: String, displayName: String, description: String) {
@@ -13,9 +13,9 @@ public struct Localization: Sendable, Hashable, Codable {
         self.description = description
     }
 
-    func problems(field: String) -> [FieldProblem] {
+    func problems(field: String, of type: PurchaseType) -> [FieldProblem] {
         Identifiers.localeProblems(locale, field: "\(field).locale")
             + TextRules.problems(displayName, field: "\(field).displayName", length: Limits.displayName)
-            + TextRules.problems(description, field: "\(field).description", length: Limits.description)
+            + TextRules.problems(description, field: "\(field).description", length: type.descriptionLength)
     }
 }

@@ -143,7 +143,7 @@ extension Product {
         }
         var locales = Set<String>()
         for (index, localization) in content.localizations.enumerated() {
-            problems += localization.problems(field: "localizations[\(index)]")
+            problems += localization.problems(field: "localizations[\(index)]", of: type)
             if !locales.insert(localization.locale).inserted {
                 problems.append(FieldProblem(field: "localizations[\(index)].locale", rule: "unique",
                                              message: "\(localization.locale) appears twice"))

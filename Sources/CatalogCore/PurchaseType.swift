@@ -19,4 +19,10 @@ public enum PurchaseType: String, CaseIterable, Sendable, Codable {
 
     /// The free subscription exists only in Newsstand apps, at most one per app.
     public var requiresNewsstandApp: Bool { self == .freeSubscription }
+
+    /// How long a localization's description may be: App Store Connect allows auto-renewable subscriptions
+    /// longer descriptions than other in-app purchases.
+    public var descriptionLength: ClosedRange<Int> {
+        self == .autoRenewableSubscription ? Limits.subscriptionDescription : Limits.description
+    }
 }

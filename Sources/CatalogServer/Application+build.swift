@@ -43,10 +43,14 @@ public func buildApplication(_ arguments: some ServerArguments) async throws -> 
         ("statement_timeout", "\(limits.statementTimeout.components.seconds * 1000)"),
         ("application_name", "iap-server"),
     ]
-    let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+    // PostgresNIO's debug and trace logs dump the bytes of queries and rows, which may hold a StoreKit file's
+    // private key (docs/storekit.md): the database's logger stays at info or above.
+    var databaseLogger = logger
+    databaseLogger.logLevel = max(logger.logLevel, .info)
+    let client = PostgresClient(configuration: configuration, backgroundLogger: databaseLogger)
     let gate = AdmissionGate(permits: limits.databaseConnections, maxWaiting: limits.databaseQueue,
                              timeout: limits.databaseWait)
-    let database = Database(client: client, logger: logger, gate: gate)
+    let database = Database(client: client, logger: databaseLogger, gate: gate)
     let migrator = Migrator(migrations: try Migrator.bundled(), logger: logger)
     let snapshots = IdentifierSnapshots()
     let metrics = ServiceMetrics(gate: gate, snapshots: snapshots)
@@ -83,6 +87,7 @@ func buildRouter(database: Database, migrator: Migrator, snapshots: IdentifierSn
     router.add(middleware: AuthenticationMiddleware(
         keys: database.keys, rateLimiter: RateLimiter(rate: limits.requestsPerSecondPerKey, burst: limits.burstPerKey)))
     router.add(middleware: IdempotencyMiddleware(store: database.idempotency))
+    router.add(middleware: StoreKitFileMiddleware())
     router.get("/openapi.yaml") { _, _ -> Response in
         guard let document = CatalogAPIDocument.yaml else { throw Problem.internalError }
         return Response(status: .ok, headers: [.contentType: "application/yaml"],

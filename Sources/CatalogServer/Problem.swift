@@ -18,10 +18,19 @@ struct Problem: Error, Sendable {
     var missing: [FieldProblem]?
     var state: ReviewState?
     var allowedActions: [ReviewAction]?
+    /// With a StoreKit import's `conflict`: the file's products that conflict with the catalog.
+    var conflicts: [Conflict]?
     /// Extra response headers (`Retry-After`, `WWW-Authenticate`).
     var headers: HTTPFields = [:]
 
     static let typePrefix = "urn:problem:iap-catalog:"
+
+    /// A product of an imported file that conflicts with the catalog (`StoreKitImportConflict`).
+    struct Conflict: Encodable, Sendable {
+        let path: String
+        let productId: String
+        let reason: String
+    }
 
     init(_ kind: String, _ status: HTTPResponse.Status, _ title: String, detail: String? = nil) {
         self.kind = kind
@@ -41,13 +50,14 @@ struct Problem: Error, Sendable {
         let missing: [FieldProblem]?
         let state: String?
         let allowedActions: [String]?
+        let conflicts: [Conflict]?
     }
 
     /// The response, with the request id for support.
     func response(requestID: String?) -> Response {
         let body = Body(type: Self.typePrefix + kind, title: title, status: Int(status.code), detail: detail,
                         requestId: requestID, errors: errors, missing: missing, state: state?.rawValue,
-                        allowedActions: allowedActions?.map(\.rawValue))
+                        allowedActions: allowedActions?.map(\.rawValue), conflicts: conflicts)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let data = (try? encoder.encode(body)) ?? Data("{\"type\":\"\(Self.typePrefix)internal\"}".utf8)
@@ -80,6 +90,11 @@ extension Problem {
                               detail: detail)
         problem.headers[.retryAfter] = "2"
         return problem
+    }
+
+    /// A request body over `limit` bytes.
+    static func payloadTooLarge(limit: Int) -> Problem {
+        Problem("payload-too-large", .contentTooLarge, "The request body is too large", detail: "at most \(limit) bytes")
     }
 
     static let internalError = Problem("internal", .internalServerError, "Something went wrong on our side",

@@ -3,6 +3,7 @@ import CatalogStore
 import HTTPTypes
 import Hummingbird
 import OpenAPIRuntime
+import StoreKitMapping
 
 extension Problem {
     /// The problem for any error a request can end in. Errors of our own map by kind; decoding errors name
@@ -20,6 +21,8 @@ extension Problem {
             self = .unavailable(error.description)
         case let error as DecodingError:
             self = Problem(decodingError: error)
+        case let error as StoreKitFileNotJSON:
+            self = Problem("bad-request", .badRequest, "The file is not JSON", detail: error.error.description)
         case let error as ServerError:
             self = Problem(serverError: error)
         case let error as any HTTPResponseError:
@@ -93,7 +96,7 @@ extension Problem {
     private init(serverError: ServerError) {
         let inner = serverError.underlyingError
         if inner is CatalogError || inner is Unauthenticated || inner is StoreUnavailable || inner is Problem
-            || inner is DecodingError {
+            || inner is DecodingError || inner is StoreKitFileNotJSON {
             self = Problem(error: inner)
         } else if (400..<500).contains(serverError.httpStatus.code) {
             self = Problem(status: serverError.httpStatus)
@@ -109,8 +112,7 @@ extension Problem {
         case 404: self = .notFound("no such route")
         case 405: self = Problem("method-not-allowed", status, "The method is not allowed here")
         case 406: self = Problem("not-acceptable", status, "The requested media type is not available")
-        case 413: self = Problem("payload-too-large", status, "The request body is too large",
-                                 detail: "at most \(BodyLimitMiddleware<BasicRequestContext>.limit) bytes")
+        case 413: self = .payloadTooLarge(limit: BodyLimitMiddleware<BasicRequestContext>.limit)
         case 415: self = Problem("unsupported-media-type", status, "Send the body as application/json")
         case 400..<500: self = Problem("bad-request", status, "The request could not be read")
         case 503: self = .unavailable("retry shortly")

@@ -7,7 +7,8 @@ import PostgresNIO
 /// The client must be running (`client.run()`, as a service of the application) for queries to proceed.
 public struct Database: Sendable {
     public let client: PostgresClient
-    let logger: Logger
+    /// The service's logger, for the layers above that log what the catalog does.
+    public let logger: Logger
     /// Bounds how many operations wait for a connection, and how long; `nil`: no bound (commands, tests).
     public let gate: AdmissionGate?
 
@@ -23,6 +24,7 @@ public struct Database: Sendable {
     public var keys: KeyRepository { KeyRepository(database: self) }
     public var history: HistoryRepository { HistoryRepository(database: self) }
     public var idempotency: IdempotencyRepository { IdempotencyRepository(database: self) }
+    public var storeKit: StoreKitRepository { StoreKitRepository(database: self) }
 
     /// Whether the current task already holds a permit of the gate.
     @TaskLocal static var holdsPermit = false
@@ -50,6 +52,12 @@ public struct Database: Sendable {
             return try await gate.withPermit { try await Self.$holdsPermit.withValue(true, operation: work) }
         } catch let error as PSQLError {
             throw StoreErrorTranslation.translate(error, logger: logger)
+        } catch let error as PostgresTransactionError {
+            // A transaction's statement failed: its error is the one to translate.
+            if let cause = (error.closureError ?? error.commitError ?? error.beginError) as? PSQLError {
+                throw StoreErrorTranslation.translate(cause, logger: logger)
+            }
+            throw error.closureError ?? error
         }
     }
 }

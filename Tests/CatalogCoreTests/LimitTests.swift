@@ -51,6 +51,29 @@ struct LimitTests {
         }
     }
 
+    @Test("an auto-renewable subscription's description may hold 55 characters, other types' 45")
+    func subscriptionDescriptions() throws {
+        let subscription = try Fixtures.newProduct(.autoRenewableSubscription, id: "pass.monthly")
+        let consumable = try Fixtures.newProduct()
+        let cases: [(Product, Int, String?)] = [
+            (subscription, 55, nil), (subscription, 56, "localizations[0].description:maxLength"),
+            (consumable, 46, "localizations[0].description:maxLength"),
+        ]
+        for (product, length, expected) in cases {
+            let edit = ProductEdit(localizations: [loc(description: String(repeating: "d", count: length))])
+            let found: String?
+            do {
+                _ = try product.applying(edit, in: Fixtures.app, at: Fixtures.now)
+                found = nil
+            } catch .validationFailed(let problems) {
+                found = problems.map { "\($0.field):\($0.rule)" }.joined(separator: ",")
+            } catch {
+                found = "\(error)"
+            }
+            #expect(found == expected)
+        }
+    }
+
     @Test("amounts are exact decimals of at most 10 integer and 6 fraction digits", arguments: [
         ("0.99", true), ("99", true), ("2.00", true), ("0.5", true), ("9999999999.999999", true),
         ("-1", false), ("1e3", false), (".5", false), ("5.", false), ("1,99", false), ("12345678901", false),

@@ -17,7 +17,7 @@ struct TestArguments: ServerArguments {
     let port = 0
     let databaseURL: DatabaseURL
     let migrationDatabaseURL: DatabaseURL?
-    let logLevel: Logger.Level = .critical
+    var logLevel: Logger.Level = .critical
     /// Rate limits out of the way but for the tests about them.
     var limits: ServiceLimits = {
         var limits = ServiceLimits.standard
@@ -35,12 +35,12 @@ struct APIFixture: Sendable {
         APIFixture(url: try await TestDatabase.forSuite(suite))
     }
 
-    /// Runs `body` against the application in-process.
-    func run<Result: Sendable>(limits: ServiceLimits? = nil, _ body: @Sendable (API) async throws -> Result)
-        async throws -> Result
+    /// Runs `body` against the application in-process, logging at `logLevel`.
+    func run<Result: Sendable>(limits: ServiceLimits? = nil, logLevel: Logger.Level = .critical,
+                               _ body: @Sendable (API) async throws -> Result) async throws -> Result
     {
         let service = try await TestDatabase.serviceURL(for: url)
-        var arguments = TestArguments(databaseURL: service, migrationDatabaseURL: url)
+        var arguments = TestArguments(databaseURL: service, migrationDatabaseURL: url, logLevel: logLevel)
         if let limits { arguments.limits = limits }
         let app = try await buildApplication(arguments)
         return try await app.test(.router) { client in try await body(API(client: client)) }

@@ -67,6 +67,39 @@ struct HistoryChainTests {
         }
     }
 
+    @Test("iap_canonical_json writes what migration 0001's version wrote, and what Swift writes, for any JSON")
+    func canonicalFunctionKeepsItsOutput() async throws {
+        // 0001's definition under another name is the reference: every hash written before the faster version
+        // (0006) must still verify, and every hash written after it must verify in Swift.
+        let first = try #require(try Migrator.bundled().first { $0.version == 1 }).sql
+        let start = try #require(first.range(of: "CREATE FUNCTION iap_canonical_json"))
+        let end = try #require(first.range(of: "$$;", range: start.upperBound..<first.endIndex))
+        let reference = first[start.lowerBound..<end.upperBound]
+            .replacingOccurrences(of: "CREATE FUNCTION iap_canonical_json", with: "CREATE OR REPLACE FUNCTION reference_canonical_json")
+            .replacingOccurrences(of: "iap_canonical_json(v)", with: "reference_canonical_json(v)")
+        var random = SplitMix64(seed: 2026)
+        let values = [
+            "null", "true", "1.50", "-0", "1e3", "[]", "{}", "[[], {}, [[]]]", #""quote\" backslash\\ é 金 🎉 \u0001""#,
+            #"{"b": 1, "a": [1, {"zz": null, "y": "x, \"y\": z"}], "": {}, "é": [], "aa": true, "Z": {"x": "y"}}"#,
+            "{" + (1...40).map { "\"\(String(repeating: "k", count: 41 - $0))\": \($0)" }.joined(separator: ", ") + "}",
+        ] + (0..<300).map { _ in random.json(depth: 4) }
+        let url = try await TestDatabase.forSuite("history_chain")
+        try await TestDatabase.withDatabase(url) { database in
+            try await StoreFixtures.run(reference, in: database)
+            let all = "[" + values.joined(separator: ", ") + "]"
+            let rows = try await database.client.query("""
+                SELECT iap_canonical_json(x), reference_canonical_json(x), x::text FROM jsonb_array_elements(\(all)::jsonb) AS x
+                """)
+            var count = 0
+            for try await (canonical, expected, stored) in rows.decode((String, String, String).self) {
+                count += 1
+                #expect(canonical == expected)
+                #expect(CanonicalJSON.canonical(stored) == canonical)
+            }
+            #expect(count == values.count)
+        }
+    }
+
     @Test("verification passes on an untouched chain and names the exact row a superuser altered")
     func tamperingDetected() async throws {
         let url = try await TestDatabase.forSuite("history_chain")
@@ -163,6 +196,41 @@ struct HistoryChainTests {
                       FROM history_events WHERE chain = '\(app)') AS c
                 """, as: Bool.self, in: database)
             #expect(positions == [true])
+        }
+    }
+}
+
+/// Random JSON texts for comparing canonical forms: keys of every length and awkward characters, nested values.
+struct SplitMix64 {
+    var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
+
+    /// A JSON string literal of up to 6 characters, escapes included.
+    mutating func string() -> String {
+        let pieces = ["a", "b", "Z", "_", "é", "金", "🎉", " ", ",", ":", "\\\"", "\\\\", "\\n", "\\u0001", "\\u001f", "{", "]"]
+        return "\"" + (0..<below(7)).map { _ in pieces[below(pieces.count)] }.joined() + "\""
+    }
+
+    mutating func json(depth: Int) -> String {
+        switch below(depth > 0 ? 8 : 5) {
+        case 0: return "null"
+        case 1: return below(2) == 0 ? "true" : "false"
+        case 2: return ["0", "-1", "2.50", "1234567890.123456", "0.5"][below(5)]
+        case 3, 4: return string()
+        case 5: return "[" + (0..<below(4)).map { _ in json(depth: depth - 1) }.joined(separator: ", ") + "]"
+        default:
+            return "{" + (0..<below(6)).map { _ in "\(string()): \(json(depth: depth - 1))" }.joined(separator: ", ") + "}"
         }
     }
 }

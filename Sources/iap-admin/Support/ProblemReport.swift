@@ -1,7 +1,8 @@
 import CatalogAPI
 
 /// Problem details (RFC 9457) as a person reads them: the title and detail as one sentence, then each field
-/// at fault, each missing item, or the state and the actions allowed from it, one per line.
+/// at fault, each missing item, each conflicting product, or the state and the actions allowed from it, one per
+/// line.
 struct ProblemReport {
     let problem: Components.Schemas.Problem
     let statusCode: Int
@@ -19,6 +20,8 @@ struct ProblemReport {
         var message = problem.title
         if items.isEmpty, let detail = problem.detail, !detail.isEmpty { message += ": " + detail }
         var details = items.map { "\($0.field): \($0.message)" }
+        // A StoreKit import's conflicts: each product of the file, where it is and why.
+        details += (problem.conflicts ?? []).map { "\($0.path) \($0.productId): \($0.reason)" }
         if kind == "invalid-transition" || problem.allowedActions != nil {
             if let state = problem.state { details.append("state: \(state.rawValue)") }
             let allowed = (problem.allowedActions ?? []).map { ActionName.command(for: $0) }

@@ -47,7 +47,7 @@ struct Session: Sendable {
         recorder = ResponseRecorder()
         let transport = AsyncHTTPClientTransport(configuration: .init(client: Self.httpClient))
         client = Client(serverURL: endpoint.url, configuration: .catalog, transport: transport,
-                        middlewares: [BearerAuthentication(key: endpoint.key), recorder])
+                        middlewares: [StoreKitFileMiddleware(), BearerAuthentication(key: endpoint.key), recorder])
     }
 
     /// The app to work on: `--app`, else `IAP_APP`, else the profile's.
@@ -75,6 +75,11 @@ struct Session: Sendable {
         guard case .applicationProblemJson(let problem) = response.body else {
             return CommandFailure(ExitStatus(httpStatus: statusCode), "the server answered HTTP \(statusCode)")
         }
+        return failure(statusCode, problem)
+    }
+
+    /// The failure for problem details the server answered (a response the document describes on its own).
+    func failure(_ statusCode: Int, _ problem: Components.Schemas.Problem) -> CommandFailure {
         var failure = ProblemReport(problem, statusCode: statusCode).failure
         if failure.status == .notAuthorized, statusCode == 401, let source = endpoint.keySource {
             failure.hint = "the key from \(source) may be wrong, revoked or expired; get a new one and run: admin-cli login"

@@ -1,0 +1,155 @@
+import CatalogAPI
+import CatalogCore
+import CatalogStore
+import Foundation
+import HTTPTypes
+import Logging
+import NIOCore
+import OpenAPIRuntime
+import StoreKitMapping
+
+extension CatalogAPIHandler {
+    /// Imports a StoreKit configuration file: all of it or none of it (docs/storekit.md).
+    func importStoreKit(_ input: Operations.ImportStoreKit.Input) async throws -> Operations.ImportStoreKit.Output {
+        let key = try Access.require(.importCatalog)
+        let app = try await visibleApp(input.path.bundleId, for: key)
+        guard let file = StoreKitFileTransfer.current?.requestBody else {
+            throw Problem("internal", .internalServerError, "Something went wrong on our side",
+                          detail: "the StoreKit file did not reach the handler")
+        }
+        let fileName = try Self.checkedFileName(input.query.fileName)
+        let snapshot = CatalogSnapshot(
+            app: app, groups: try await database.subscriptionGroups.list(app.bundleID),
+            products: try await database.storeKit.products(app.bundleID).map(\.value),
+            reservedProductIDs: try await database.storeKit.reservedProductIDs(app.bundleID))
+        let time = now()
+        let plan = try StoreKitImporter.plan(file: file.readableBytesView,
+                                             currency: input.query.currency ?? StoreKitImporter.defaultCurrency,
+                                             into: snapshot, at: time)
+        let dryRun = input.query.dryRun ?? false
+        if !dryRun {
+            guard plan.conflicts.isEmpty else { throw Problem.importConflicts(plan.conflicts) }
+            let reason = fileName.map { "imported from StoreKit file \"\($0)\"" } ?? "imported from a StoreKit file"
+            try await database.storeKit.apply(ImportBatch(
+                bundleID: app.bundleID,
+                groups: plan.newGroups.map {
+                    ImportBatch.NewGroup(group: $0.group, storekit: $0.storekit, event: record(
+                        .groupCreated, by: key, app: app.bundleID, reason: reason, changes: $0.creationChanges))
+                },
+                products: plan.creations.map {
+                    ImportBatch.NewProduct(product: $0.product, storekit: $0.storekit, event: record(
+                        .created, by: key, app: app.bundleID, productID: $0.product.productID,
+                        productVersion: $0.product.version, to: $0.product.state, reason: reason,
+                        changes: $0.product.creationChanges))
+                },
+                document: plan.document, fileName: fileName, importedAt: time))
+            database.logger.info("StoreKit file imported", metadata: [
+                "app": "\(app.bundleID)", "file": "\(fileName ?? "")", "products": "\(plan.creations.count)",
+                "groups": "\(plan.newGroups.count)", "requestId": "\(RequestScope.requestID ?? "")",
+            ])
+        }
+        return .ok(.init(body: .json(.init(plan, dryRun: dryRun, fileName: fileName))))
+    }
+
+    /// Exports the app's catalog as a StoreKit configuration file, written as Xcode writes it.
+    func exportStoreKit(_ input: Operations.ExportStoreKit.Input) async throws -> Operations.ExportStoreKit.Output {
+        let key = try Access.require(.exportCatalog)
+        let app = try await visibleApp(input.path.bundleId, for: key)
+        guard let transfer = StoreKitFileTransfer.current else {
+            throw Problem("internal", .internalServerError, "Something went wrong on our side",
+                          detail: "the StoreKit file cannot reach the response")
+        }
+        let revision = input.query.revision.flatMap { ExportRevision(rawValue: $0.rawValue) } ?? .live
+        let source = ExportSource(
+            app: app,
+            groups: try await database.storeKit.groups(app.bundleID).map { .init(group: $0.value, storekit: $0.storekit) },
+            products: try await database.storeKit.products(app.bundleID).map { .init(product: $0.value, storekit: $0.storekit) },
+            document: try await database.storeKit.document(app.bundleID))
+        let export = try StoreKitExporter.export(source, revision: revision)
+        // The file and its headers go out through the middleware (see StoreKitFileTransfer): the generated
+        // layer would re-encode the one and percent-encode the others.
+        var headers: HTTPFields = [Self.contentDisposition: "attachment; filename=\"\(app.bundleID).storekit\""]
+        if !export.skipped.isEmpty {
+            headers[Self.skippedProducts] = export.skipped.map { "\($0.productID)=\($0.reason.rawValue)" }
+                .joined(separator: ", ")
+        }
+        transfer.respond(with: ByteBuffer(bytes: export.data), headers: headers)
+        return .ok(.init(body: .json(.init())))
+    }
+
+    static let skippedProducts = HTTPField.Name("X-Skipped-Products")!
+    static let contentDisposition = HTTPField.Name("Content-Disposition")!
+
+    /// A file name for history: 1–255 characters, none of them control characters.
+    private static func checkedFileName(_ name: String?) throws(CatalogError) -> String? {
+        guard let name else { return nil }
+        guard (1...255).contains(name.unicodeScalars.count),
+              !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else {
+            throw .validationFailed([FieldProblem(field: "fileName", rule: "pattern",
+                                                  message: "must be 1–255 characters without control characters")])
+        }
+        return name
+    }
+}
+
+extension Problem {
+    /// An import refused because products of the file are already in the catalog with other content.
+    static func importConflicts(_ conflicts: [ImportPlan.Item]) -> Problem {
+        var problem = Problem(
+            "conflict", .conflict, "The file conflicts with the catalog",
+            detail: "\(conflicts.count) product\(conflicts.count == 1 ? " is" : "s are") already in the catalog with other "
+                + "content, or used before; nothing was imported")
+        problem.conflicts = conflicts.map {
+            Problem.Conflict(path: $0.path, productId: $0.product.productID, reason: $0.reason ?? "conflict")
+        }
+        return problem
+    }
+}
+
+extension Components.Schemas.StoreKitImport {
+    init(_ plan: ImportPlan, dryRun: Bool, fileName: String?) {
+        let groups = plan.groups.map(Components.Schemas.StoreKitImportGroup.init)
+        let products = plan.products.map(Components.Schemas.StoreKitImportProduct.init)
+        self.init(dryRun: dryRun, fileName: fileName, currency: plan.currency, summary: .init(plan),
+                  subscriptionGroups: groups, products: products,
+                  warnings: plan.warnings.map(Components.Schemas.FieldProblem.init))
+    }
+}
+
+extension Components.Schemas.StoreKitImportSummary {
+    init(_ plan: ImportPlan) {
+        var byType: [PurchaseType: Int] = [:]
+        var outcomes: [ImportPlan.Outcome: Int] = [:]
+        for item in plan.products {
+            byType[item.product.type, default: 0] += 1
+            outcomes[item.outcome, default: 0] += 1
+        }
+        let types = ByTypePayload(
+            consumable: byType[.consumable] ?? 0, nonConsumable: byType[.nonConsumable] ?? 0,
+            autoRenewableSubscription: byType[.autoRenewableSubscription] ?? 0,
+            nonRenewingSubscription: byType[.nonRenewingSubscription] ?? 0)
+        let localizations = plan.creations.reduce(0) { $0 + $1.product.content.localizations.count }
+        self.init(
+            products: plan.products.count, create: outcomes[.create] ?? 0, unchanged: outcomes[.unchanged] ?? 0,
+            conflict: outcomes[.conflict] ?? 0, byType: types, subscriptionGroupsCreated: plan.newGroups.count,
+            subscriptionGroupsExisting: plan.groups.count - plan.newGroups.count, localizations: localizations,
+            localizationsKeptForExport: plan.warnings.filter { $0.rule == "blank" }.count)
+    }
+}
+
+extension Components.Schemas.StoreKitImportGroup {
+    init(_ group: ImportPlan.Group) {
+        self.init(path: group.path, id: group.group.id.uuidString.lowercased(), referenceName: group.group.referenceName,
+                  outcome: group.isNew ? .create : .existing)
+    }
+}
+
+extension Components.Schemas.StoreKitImportProduct {
+    init(_ item: ImportPlan.Item) {
+        self.init(path: item.path, productId: item.product.productID, _type: EnumMapping.convert(item.product.type),
+                  outcome: EnumMapping.convert(item.outcome), reason: item.reason,
+                  subscriptionGroupId: item.product.content.subscriptionGroupID?.uuidString.lowercased(),
+                  level: item.product.content.level)
+    }
+}

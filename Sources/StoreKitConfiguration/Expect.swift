@@ -1,0 +1,114 @@
+/// How a value is read: returns `nil` after logging why it does not fit.
+typealias Reading<Value> = (StoreKitJSON, StoreKitJSONPath, IssueLog) -> Value?
+
+/// The value checks shared by every model type.
+enum Expect {
+    static func string(_ value: StoreKitJSON, at path: StoreKitJSONPath, log: IssueLog) -> String? {
+        guard let string = value.stringValue else {
+            log.typeMismatch(expected: "a string", found: value, at: path)
+            return nil
+        }
+        return string
+    }
+
+    static func bool(_ value: StoreKitJSON, at path: StoreKitJSONPath, log: IssueLog) -> Bool? {
+        guard let flag = value.boolValue else {
+            log.typeMismatch(expected: "a boolean", found: value, at: path)
+            return nil
+        }
+        return flag
+    }
+
+    /// Accepts `2.0` as 2, since Xcode reads numbers through `NSNumber` and would too.
+    static func integer(_ value: StoreKitJSON, at path: StoreKitJSONPath, log: IssueLog) -> Int? {
+        guard let integer = value.intValue else {
+            log.typeMismatch(expected: "an integer", found: value, at: path)
+            return nil
+        }
+        return integer
+    }
+
+    static func positiveInteger(_ value: StoreKitJSON, at path: StoreKitJSONPath, log: IssueLog) -> Int? {
+        guard let integer = integer(value, at: path, log: log) else { return nil }
+        guard integer >= 1 else {
+            log.add("expected an integer of at least 1, found \(integer)", at: path)
+            return nil
+        }
+        return integer
+    }
+
+    static func nonNegativeInteger(_ value: StoreKitJSON, at path: StoreKitJSONPath, log: IssueLog) -> Int? {
+        guard let integer = integer(value, at: path, log: log) else { return nil }
+        guard integer >= 0 else {
+            log.add("expected an integer of at least 0, found \(integer)", at: path)
+            return nil
+        }
+        return integer
+    }
+
+    static func number(_ value: StoreKitJSON, at path: StoreKitJSONPath, log: IssueLog) -> Double? {
+        guard let number = value.doubleValue else {
+            log.typeMismatch(expected: "a number", found: value, at: path)
+            return nil
+        }
+        return number
+    }
+
+    static func object(_ value: StoreKitJSON, at path: StoreKitJSONPath, log: IssueLog) -> StoreKitJSONObject? {
+        guard let object = value.objectValue else {
+            log.typeMismatch(expected: "an object", found: value, at: path)
+            return nil
+        }
+        return object
+    }
+
+    /// A price as the format writes it: a string of digits with an optional
+    /// fraction (`"99"`, `"2.00"`, `"0.5"`), no sign, currency or grouping.
+    /// Kept as text because `Double` cannot hold `0.1` or keep `"2.00"`.
+    static func price(_ value: StoreKitJSON, at path: StoreKitJSONPath, log: IssueLog) -> String? {
+        guard let text = string(value, at: path, log: log) else { return nil }
+        guard isPlainDecimal(text) else {
+            log.add(
+                "price \(XcodeJSONWriter.quoted(text)) is not a plain non-negative decimal string such as \"0.99\" or \"100\"",
+                at: path)
+            return nil
+        }
+        return text
+    }
+
+    static func isPlainDecimal(_ text: String) -> Bool {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count <= 2 else { return false }
+        return parts.allSatisfy { part in
+            !part.isEmpty && part.allSatisfy(\.isASCIIDigit)
+        }
+    }
+
+    /// Reads every element, so that each bad element is reported, not only the first.
+    static func array<Element>(of element: @escaping Reading<Element>) -> Reading<[Element]> {
+        { value, path, log in
+            guard let elements = value.arrayValue else {
+                log.typeMismatch(expected: "an array", found: value, at: path)
+                return nil
+            }
+            var result: [Element] = []
+            var isComplete = true
+            for (index, item) in elements.enumerated() {
+                if let read = element(item, path.appending(index), log) {
+                    result.append(read)
+                } else {
+                    isComplete = false
+                }
+            }
+            return isComplete ? result : nil
+        }
+    }
+
+    static func stringArray(_ value: StoreKitJSON, at path: StoreKitJSONPath, log: IssueLog) -> [String]? {
+        array(of: string)(value, path, log)
+    }
+}
+
+extension Character {
+    var isASCIIDigit: Bool { isASCII && isWholeNumber }
+}
