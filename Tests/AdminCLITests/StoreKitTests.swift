@@ -55,7 +55,7 @@ struct StoreKitTests {
         for dryRun in [[], ["--dry-run"]] {
             let refused = try await cli.run(["import", "storekit", path, "--app", app] + dryRun)
             #expect(refused.status == 67, "\(refused)")
-            #expect(refused.stderr.hasPrefix("error: "), "\(refused)")
+            #expect(refused.stderr.hasPrefix("error: Invalid.storekit was not imported, none of it: 3 problems"), "\(refused)")
             #expect(refused.stderr.contains("  products[0].type: "), "\(refused)")
             #expect(refused.stderr.contains("  products[3].productID: "), "\(refused)")
             #expect(refused.stderr.contains(

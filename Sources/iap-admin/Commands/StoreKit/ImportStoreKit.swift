@@ -97,7 +97,16 @@ struct ImportStoreKit: AsyncParsableCommand {
         case .contentTooLarge(let answer):
             switch answer.body { case .applicationProblemJson(let problem): throw session.failure(413, problem) }
         case .unprocessableContent(let answer):
-            switch answer.body { case .applicationProblemJson(let problem): throw session.failure(422, problem) }
+            switch answer.body {
+            case .applicationProblemJson(let problem):
+                var failure = session.failure(422, problem)
+                let count = (problem.errors ?? []).count
+                if count > 0 {
+                    failure.message = "\(name ?? "the file") was not imported, none of it: \(self.count(count, "problem")), "
+                        + "each at its path in the file"
+                }
+                throw failure
+            }
         case .default(let status, let problem):
             throw session.failure(status, problem)
         }
@@ -142,8 +151,8 @@ struct ImportStoreKit: AsyncParsableCommand {
                     + "\(summary.conflict) in conflict; \(groups). Prices in \(result.currency).")
             } else {
                 console.print("Imported \(result.fileName ?? "the file") into \(app): \(count(summary.create, "product")) created "
-                    + "in PENDING_DEVELOPER_APPROVAL, \(summary.unchanged) unchanged (\(types.isEmpty ? "none" : types)); "
-                    + "\(groups). Prices in \(result.currency).")
+                    + "in PENDING_DEVELOPER_APPROVAL, \(summary.unchanged) unchanged, of \(summary.products) in the file "
+                    + "(\(types.isEmpty ? "none" : types)); \(groups). Prices in \(result.currency).")
             }
         }
         guard conflicts.isEmpty else {
