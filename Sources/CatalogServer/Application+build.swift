@@ -37,7 +37,9 @@ public func buildApplication(_ arguments: some ServerArguments) async throws -> 
     }()
     let limits = arguments.limits
     var configuration = arguments.databaseURL.configuration()
-    configuration.options.maximumConnections = limits.databaseConnections
+    // One connection more than requests may hold: the identifier snapshots' listener keeps one for as long
+    // as it listens, and requests must not wait behind it.
+    configuration.options.maximumConnections = limits.databaseConnections + 1
     configuration.options.connectTimeout = .seconds(3)
     configuration.options.additionalStartupParameters = [
         ("statement_timeout", "\(limits.statementTimeout.components.seconds * 1000)"),

@@ -53,8 +53,8 @@ public struct HistoryRepository: Sendable {
     /// holds one row at a time, whatever its size. The statement's snapshot makes it consistent.
     public func export(_ filter: HistoryFilter, newestFirst: Bool) async throws -> ExportedEvents {
         let query = Self.query(filter, newestFirst: newestFirst, horizon: nil, after: nil, limit: nil)
-        let rows = try await database.translatingErrors { try await database.client.query(query, logger: database.logger) }
-        return ExportedEvents(rows: rows)
+        let (rows, held) = try await database.stream(query)
+        return ExportedEvents(rows: rows, held: held)
     }
 
     /// Appends an event that belongs to no row change of the catalog's tables.
@@ -123,19 +123,25 @@ public struct HistoryRepository: Sendable {
     }
 }
 
-/// The events of an export, one at a time as the database streams them.
+/// The events of an export, one at a time as the database streams them, on a connection held until the
+/// last row is read (or the export is dropped, when its reader goes away).
 public struct ExportedEvents: AsyncSequence, Sendable {
     public typealias Element = HistoryEvent
     let rows: PostgresRowSequence
+    let held: HeldConnection?
 
     public struct AsyncIterator: AsyncIteratorProtocol {
         var rows: PostgresRowSequence.AsyncIterator
+        let held: HeldConnection?
 
         public mutating func next() async throws -> HistoryEvent? {
-            guard let row = try await rows.next() else { return nil }
+            guard let row = try await rows.next() else {
+                held?.release()
+                return nil
+            }
             return try HistoryRepository.event(from: row)
         }
     }
 
-    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(rows: rows.makeAsyncIterator()) }
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(rows: rows.makeAsyncIterator(), held: held) }
 }
