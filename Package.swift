@@ -130,6 +130,7 @@ let package = Package(
                 "CatalogTestSupport",
                 "iap-server",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             ],
             swiftSettings: strict
         ),
