@@ -81,7 +81,9 @@ func buildRouter(database: Database, migrator: Migrator, snapshots: IdentifierSn
     router.add(middleware: RequestIDMiddleware())
     router.add(middleware: ObservabilityMiddleware(metrics: metrics))
     router.add(middleware: ProblemMiddleware())
+    router.add(middleware: PercentEncodingMiddleware())
     router.add(middleware: BodyLimitMiddleware())
+    router.add(middleware: UTF8BodyMiddleware())
     router.add(middleware: AuthenticationMiddleware(
         keys: database.keys, rateLimiter: RateLimiter(rate: limits.requestsPerSecondPerKey, burst: limits.burstPerKey)))
     router.add(middleware: IdempotencyMiddleware(store: database.idempotency))
