@@ -187,6 +187,7 @@ let package = Package(
                 "CatalogTestSupport",
                 "iap-server",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             ],
             swiftSettings: strict
         ),

@@ -37,7 +37,9 @@ public func buildApplication(_ arguments: some ServerArguments) async throws -> 
     }()
     let limits = arguments.limits
     var configuration = arguments.databaseURL.configuration()
-    configuration.options.maximumConnections = limits.databaseConnections
+    // One connection more than requests may hold: the identifier snapshots' listener keeps one for as long
+    // as it listens, and requests must not wait behind it.
+    configuration.options.maximumConnections = limits.databaseConnections + 1
     configuration.options.connectTimeout = .seconds(3)
     configuration.options.additionalStartupParameters = [
         ("statement_timeout", "\(limits.statementTimeout.components.seconds * 1000)"),
@@ -58,7 +60,8 @@ public func buildApplication(_ arguments: some ServerArguments) async throws -> 
                                  limits: limits)
     var app = Application(
         responder: IdentifierFastPath(snapshots: snapshots, metrics: metrics, next: router.buildResponder()),
-        server: .http1(configuration: .init(idleTimeout: .seconds(limits.idleTimeout.components.seconds))),
+        server: IdentifierHTTP1Channel.server(idleTimeout: .seconds(limits.idleTimeout.components.seconds),
+                                              snapshots: snapshots, metrics: metrics, serverName: "iap-catalog"),
         configuration: .init(address: .hostname(arguments.hostname, port: arguments.port), serverName: "iap-catalog"),
         services: [client, IdentifierSnapshotService(feed: database.identifiers, snapshots: snapshots, logger: logger)],
         logger: logger)
@@ -79,11 +82,18 @@ func buildRouter(database: Database, migrator: Migrator, snapshots: IdentifierSn
                  limits: ServiceLimits, now: @escaping @Sendable () -> Date = Date.init)
     throws -> Router<BasicRequestContext>
 {
+    let handler = CatalogAPIHandler(database: database, migrator: migrator, snapshots: snapshots, metrics: metrics,
+                                    now: now)
     let router = Router(context: BasicRequestContext.self)
     router.add(middleware: RequestIDMiddleware())
     router.add(middleware: ObservabilityMiddleware(metrics: metrics))
     router.add(middleware: ProblemMiddleware())
+    router.add(middleware: MethodNotAllowedMiddleware(
+        routes: try DocumentedRoutes { try handler.registerHandlers(on: $0, configuration: .catalog) }))
+    router.add(middleware: PercentEncodingMiddleware())
     router.add(middleware: BodyLimitMiddleware())
+    router.add(middleware: UTF8BodyMiddleware())
+    router.add(middleware: NullValueMiddleware())
     router.add(middleware: AuthenticationMiddleware(
         keys: database.keys, rateLimiter: RateLimiter(rate: limits.requestsPerSecondPerKey, burst: limits.burstPerKey)))
     router.add(middleware: IdempotencyMiddleware(store: database.idempotency))
@@ -97,8 +107,6 @@ func buildRouter(database: Database, migrator: Migrator, snapshots: IdentifierSn
         Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
                  body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.render())))
     }
-    let handler = CatalogAPIHandler(database: database, migrator: migrator, snapshots: snapshots, metrics: metrics,
-                                    now: now)
     try handler.registerHandlers(on: router, configuration: .catalog)
     return router
 }

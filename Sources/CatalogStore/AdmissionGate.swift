@@ -37,14 +37,9 @@ public final class AdmissionGate: Sendable {
         state.withLock { Load(running: permits - $0.available, waiting: $0.waiters.count) }
     }
 
-    /// Runs `body` holding a permit.
-    public func withPermit<Result>(_ body: () async throws -> Result) async throws -> Result {
-        try await acquire()
-        defer { release() }
-        return try await body()
-    }
-
-    private func acquire() async throws {
+    /// Takes a permit, waiting at most `timeout` in a queue of at most `maxWaiting`; each call is paired with
+    /// one ``release()`` (``Database`` holds a permit with its connection, see ``HeldConnection``).
+    func acquire() async throws {
         let id = state.withLock { state -> UInt64? in
             if state.available > 0 {
                 state.available -= 1
@@ -92,7 +87,8 @@ public final class AdmissionGate: Sendable {
         waiter?.continuation.resume(throwing: error)
     }
 
-    private func release() {
+    /// Gives a permit back, to the longest waiter if there is one.
+    func release() {
         let next = state.withLock { state -> Waiter? in
             if state.waiters.isEmpty {
                 state.available += 1

@@ -24,8 +24,8 @@ public struct AppRepository: Sendable {
 
     public func find(_ bundleID: String) async throws -> App? {
         try await database.translatingErrors {
-            let rows = try await database.client.query(
-                "SELECT \(unescaped: Self.columns) FROM apps WHERE bundle_id = \(bundleID)", logger: database.logger)
+            let rows = try await database.query(
+                "SELECT \(unescaped: Self.columns) FROM apps WHERE bundle_id = \(bundleID)")
             for try await row in rows { return try Self.app(from: row) }
             return nil
         }
@@ -34,12 +34,12 @@ public struct AppRepository: Sendable {
     /// One page of apps in bundle-id order, after `cursor`, limited to `visible` apps when given.
     public func list(after cursor: String?, limit: Int, visible: Set<String>?) async throws -> [App] {
         try await database.translatingErrors {
-            let rows = try await database.client.query("""
+            let rows = try await database.query("""
                 SELECT \(unescaped: Self.columns) FROM apps
                 WHERE (\(visible.map { Array($0) })::text[] IS NULL OR bundle_id = ANY(\(visible.map { Array($0) })::text[]))
                   AND (\(cursor)::text IS NULL OR bundle_id > \(cursor))
                 ORDER BY bundle_id LIMIT \(limit)
-                """, logger: database.logger)
+                """)
             var apps: [App] = []
             for try await row in rows { apps.append(try Self.app(from: row)) }
             return apps
@@ -63,9 +63,9 @@ public struct AppRepository: Sendable {
     /// Whether the app has a free subscription, which only a Newsstand app may have.
     public func hasFreeSubscription(_ bundleID: String) async throws -> Bool {
         try await database.translatingErrors {
-            let rows = try await database.client.query("""
+            let rows = try await database.query("""
                 SELECT EXISTS (SELECT 1 FROM products WHERE app = \(bundleID) AND type = 'FREE_SUBSCRIPTION')
-                """, logger: database.logger)
+                """)
             for try await exists in rows.decode(Bool.self) { return exists }
             return false
         }

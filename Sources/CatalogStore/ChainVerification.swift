@@ -49,10 +49,10 @@ extension HistoryRepository {
             let head = try await database.execute(
                 "SELECT last_seq, encode(last_hash, 'hex') FROM history_chains WHERE chain = \(chain)")
             let (headSequence, headHash) = try head.first?.decode((Int64, String).self) ?? (Int64(0), HistoryEvent.genesisHash)
-            let rows = try await database.client.query("""
+            let rows = try await database.query("""
                 SELECT \(unescaped: Self.columns) FROM history_events
                 WHERE chain = \(chain) AND chain_seq <= \(headSequence) ORDER BY chain_seq
-                """, logger: database.logger)
+                """)
             var expectedPrevious = HistoryEvent.genesisHash
             var count = 0
             for try await row in rows {

@@ -26,12 +26,17 @@ public struct Database: Sendable {
     public var idempotency: IdempotencyRepository { IdempotencyRepository(database: self) }
     public var storeKit: StoreKitRepository { StoreKitRepository(database: self) }
 
-    /// Whether the current task already holds a permit of the gate.
-    @TaskLocal static var holdsPermit = false
+    /// The connection the current operation holds, if any: every statement of one operation runs on it.
+    @TaskLocal static var held: PostgresConnection?
 
-    /// Whether the database answers, for readiness.
-    public func ping() async throws {
-        try await execute("SELECT 1")
+    /// The newest migration applied (0 before the first), for readiness: through the gate like any request,
+    /// so that a database that is down makes it answer "unavailable" within the wait, never hang.
+    public func schemaVersion() async throws -> Int {
+        try await translatingErrors {
+            let exists = try await execute("SELECT to_regclass('schema_migrations') IS NOT NULL")
+            guard try exists.first?.decode(Bool.self) == true else { return 0 }
+            return try await execute("SELECT coalesce(max(version), 0) FROM schema_migrations").first?.decode(Int.self) ?? 0
+        }
     }
 
     /// Runs `query` to its end and answers its rows. PostgresNIO hands back a query's rows before the
@@ -39,17 +44,27 @@ public struct Database: Sendable {
     /// statement here is read to its end, so that no error (a constraint, a trigger) can go unnoticed.
     @discardableResult
     func execute(_ query: PostgresQuery) async throws -> [PostgresRow] {
-        try await translatingErrors { try await client.query(query, logger: logger).collect() }
+        try await translatingErrors { try await self.query(query).collect() }
     }
 
-    /// Runs `work` once the gate admits it, turning PostgreSQL's errors into the catalog's: a constraint the
-    /// client broke becomes a ``CatalogError``, a database that cannot be reached becomes ``StoreUnavailable``.
+    /// Starts `query` on the operation's connection (inside ``translatingErrors(_:)``), or on any
+    /// connection of the pool when there is no gate (commands, tests).
+    func query(_ query: PostgresQuery) async throws -> PostgresRowSequence {
+        if let connection = Self.held { return try await connection.query(query, logger: logger) }
+        return try await client.query(query, logger: logger)
+    }
+
+    /// Runs `work` holding a permit of the gate and a connection, turning PostgreSQL's errors into the
+    /// catalog's: a constraint the client broke becomes a ``CatalogError``, a database that cannot be reached
+    /// or a connection that cannot be had in time becomes ``StoreUnavailable``.
     @discardableResult
     func translatingErrors<Result>(_ work: () async throws -> Result) async throws -> Result {
         do {
-            // An operation made of several statements holds one permit for all of them.
-            guard let gate, !Self.holdsPermit else { return try await work() }
-            return try await gate.withPermit { try await Self.$holdsPermit.withValue(true, operation: work) }
+            // An operation made of several statements holds one connection for all of them.
+            guard let gate, Self.held == nil else { return try await work() }
+            let held = try await hold(gate)
+            defer { held.release() }
+            return try await Self.$held.withValue(held.connection, operation: work)
         } catch let error as PSQLError {
             throw StoreErrorTranslation.translate(error, logger: logger)
         } catch let error as PostgresTransactionError {
@@ -58,6 +73,34 @@ public struct Database: Sendable {
                 throw StoreErrorTranslation.translate(cause, logger: logger)
             }
             throw error.closureError ?? error
+        }
+    }
+
+    /// Runs `body` as one transaction on the operation's connection (inside ``translatingErrors(_:)``), or
+    /// on any connection of the pool when there is no gate.
+    func inTransaction(_ body: (PostgresConnection) async throws -> Void) async throws {
+        if let connection = Self.held {
+            try await connection.withTransaction(logger: logger) { try await body($0) }
+        } else {
+            try await client.withTransaction(logger: logger) { try await body($0) }
+        }
+    }
+
+    /// A permit of `gate` and a connection of the pool, both within the gate's wait.
+    func hold(_ gate: AdmissionGate) async throws -> HeldConnection {
+        let clock = ContinuousClock()
+        let start = clock.now
+        try await gate.acquire()
+        do {
+            let remaining = max(gate.timeout - (clock.now - start), .milliseconds(1))
+            let (connection, giveBack) = try await HeldConnection.lease(from: client, within: remaining)
+            return HeldConnection(connection: connection) {
+                giveBack()
+                gate.release()
+            }
+        } catch {
+            gate.release()
+            throw error
         }
     }
 }

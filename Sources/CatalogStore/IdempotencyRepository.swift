@@ -52,10 +52,10 @@ public struct IdempotencyRepository: Sendable {
                 RETURNING 1
                 """)
             if !inserted.isEmpty { return .claimed }
-            let rows = try await database.client.query("""
+            let rows = try await database.query("""
                 SELECT request_hash, status, response_headers::text, response_body FROM idempotency_keys
                 WHERE key_id = \(keyID) AND idempotency_key = \(idempotencyKey)
-                """, logger: database.logger)
+                """)
             for try await (storedHash, status, headers, body) in rows.decode((ByteBuffer, Int?, String?, ByteBuffer?).self) {
                 guard storedHash == hash else { return .mismatch }
                 guard let status else { return .inProgress }

@@ -27,12 +27,12 @@ public struct IdentifierFeed: Sendable {
 
     private func load(_ bundleID: String?) async throws -> [String: [OnSaleProduct]] {
         try await database.translatingErrors {
-            let rows = try await database.client.query("""
+            let rows = try await database.query("""
                 SELECT a.bundle_id, p.product_id, p.type::text
                 FROM apps a LEFT JOIN products p ON p.app = a.bundle_id AND p.on_sale
                 WHERE \(bundleID)::text IS NULL OR a.bundle_id = \(bundleID)
                 ORDER BY a.bundle_id, p.product_id
-                """, logger: database.logger)
+                """)
             var lists: [String: [OnSaleProduct]] = [:]
             for try await (app, productID, type) in rows.decode((String, String?, String?).self) {
                 var list = lists[app, default: []]

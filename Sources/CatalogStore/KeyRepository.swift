@@ -26,11 +26,11 @@ public struct KeyRepository: Sendable {
     /// The key a token belongs to, if it is neither revoked nor expired.
     public func authenticate(_ token: KeyToken) async throws -> APIKey? {
         try await database.translatingErrors {
-            let rows = try await database.client.query("""
+            let rows = try await database.query("""
                 SELECT \(unescaped: Self.columns) FROM api_keys
                 WHERE token_hash = \(ByteBuffer(bytes: token.hash)) AND revoked_at IS NULL
                   AND (expires_at IS NULL OR expires_at > now())
-                """, logger: database.logger)
+                """)
             for try await row in rows { return try Self.key(from: row) }
             return nil
         }
@@ -38,8 +38,8 @@ public struct KeyRepository: Sendable {
 
     public func find(_ id: UUID) async throws -> APIKey? {
         try await database.translatingErrors {
-            let rows = try await database.client.query(
-                "SELECT \(unescaped: Self.columns) FROM api_keys WHERE id = \(id)", logger: database.logger)
+            let rows = try await database.query(
+                "SELECT \(unescaped: Self.columns) FROM api_keys WHERE id = \(id)")
             for try await row in rows { return try Self.key(from: row) }
             return nil
         }
@@ -48,8 +48,8 @@ public struct KeyRepository: Sendable {
     /// Every key, newest first.
     public func list() async throws -> [APIKey] {
         try await database.translatingErrors {
-            let rows = try await database.client.query(
-                "SELECT \(unescaped: Self.columns) FROM api_keys ORDER BY created_at DESC, id", logger: database.logger)
+            let rows = try await database.query(
+                "SELECT \(unescaped: Self.columns) FROM api_keys ORDER BY created_at DESC, id")
             var keys: [APIKey] = []
             for try await row in rows { keys.append(try Self.key(from: row)) }
             return keys

@@ -30,9 +30,9 @@ public struct ProductRepository: Sendable {
 
     public func find(_ bundleID: String, _ productID: String) async throws -> Product? {
         try await database.translatingErrors {
-            let rows = try await database.client.query("""
+            let rows = try await database.query("""
                 SELECT \(unescaped: Self.columns) FROM products WHERE app = \(bundleID) AND product_id = \(productID)
-                """, logger: database.logger)
+                """)
             for try await row in rows { return try Self.product(from: row) }
             return nil
         }
@@ -43,7 +43,7 @@ public struct ProductRepository: Sendable {
         -> [Product]
     {
         try await database.translatingErrors {
-            let rows = try await database.client.query("""
+            let rows = try await database.query("""
                 SELECT \(unescaped: Self.columns) FROM products
                 WHERE app = \(bundleID)
                   AND (\(filter.state?.rawValue)::review_state IS NULL OR state = \(filter.state?.rawValue)::review_state)
@@ -53,7 +53,7 @@ public struct ProductRepository: Sendable {
                        OR strpos(lower(reference_name), lower(\(filter.text))) > 0)
                   AND (\(cursor)::text IS NULL OR product_id > \(cursor))
                 ORDER BY product_id LIMIT \(limit)
-                """, logger: database.logger)
+                """)
             var products: [Product] = []
             for try await row in rows { products.append(try Self.product(from: row)) }
             return products
@@ -134,12 +134,12 @@ public struct ProductRepository: Sendable {
     /// The identifiers of the app's products on sale, in byte order; `nil` when there is no such app.
     public func identifiersOnSale(_ bundleID: String, type: PurchaseType?) async throws -> [String]? {
         try await database.translatingErrors {
-            let rows = try await database.client.query("""
+            let rows = try await database.query("""
                 SELECT product_id FROM products
                 WHERE app = \(bundleID) AND on_sale
                   AND (\(type?.rawValue)::purchase_type IS NULL OR type = \(type?.rawValue)::purchase_type)
                 ORDER BY product_id
-                """, logger: database.logger)
+                """)
             var identifiers: [String] = []
             for try await identifier in rows.decode(String.self) { identifiers.append(identifier) }
             if identifiers.isEmpty, try await database.apps.find(bundleID) == nil { return nil }

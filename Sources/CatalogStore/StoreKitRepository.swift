@@ -70,10 +70,10 @@ public struct StoreKitRepository: Sendable {
     /// Every product of the app with its file data, in creation order.
     public func products(_ bundleID: String) async throws -> [WithStoreKit<Product>] {
         try await database.translatingErrors {
-            let rows = try await database.client.query("""
+            let rows = try await database.query("""
                 SELECT \(unescaped: ProductRepository.columns), storekit::text FROM products WHERE app = \(bundleID)
                 ORDER BY created_at, product_id
-                """, logger: database.logger)
+                """)
             var products: [WithStoreKit<Product>] = []
             for try await row in rows {
                 let storekit: String? = try row.makeRandomAccess()["storekit"].decode(String?.self)
@@ -86,10 +86,10 @@ public struct StoreKitRepository: Sendable {
     /// Every subscription group of the app with its file data.
     public func groups(_ bundleID: String) async throws -> [WithStoreKit<SubscriptionGroup>] {
         try await database.translatingErrors {
-            let rows = try await database.client.query("""
+            let rows = try await database.query("""
                 SELECT \(unescaped: SubscriptionGroupRepository.columns), storekit::text FROM subscription_groups
                 WHERE app = \(bundleID) ORDER BY created_at, reference_name COLLATE "C"
-                """, logger: database.logger)
+                """)
             var groups: [WithStoreKit<SubscriptionGroup>] = []
             for try await row in rows {
                 let storekit: String? = try row.makeRandomAccess()["storekit"].decode(String?.self)
@@ -102,8 +102,8 @@ public struct StoreKitRepository: Sendable {
     /// Every productId the app has used, deleted products' included.
     public func reservedProductIDs(_ bundleID: String) async throws -> Set<String> {
         try await database.translatingErrors {
-            let rows = try await database.client.query(
-                "SELECT product_id FROM product_id_reservations WHERE app = \(bundleID)", logger: database.logger)
+            let rows = try await database.query(
+                "SELECT product_id FROM product_id_reservations WHERE app = \(bundleID)")
             var identifiers = Set<String>()
             for try await identifier in rows.decode(String.self) { identifiers.insert(identifier) }
             return identifiers
@@ -112,12 +112,9 @@ public struct StoreKitRepository: Sendable {
 
     /// The app's latest imported file without its products and groups (JSON), if any. It may hold a private key.
     public func document(_ bundleID: String) async throws -> String? {
-        try await database.translatingErrors {
-            let rows = try await database.client.query(
-                "SELECT document::text FROM storekit_files WHERE app = \(bundleID)", logger: database.logger)
-            for try await document in rows.decode(String.self) { return document }
-            return nil
-        }
+        // Read to the end (a statement left half-read would keep its connection busy).
+        try await database.execute("SELECT document::text FROM storekit_files WHERE app = \(bundleID)")
+            .first?.decode(String.self)
     }
 
     /// Applies a whole import in one transaction: the app's row is locked (imports of one app queue), then the
@@ -125,7 +122,7 @@ public struct StoreKitRepository: Sendable {
     /// productId taken meanwhile, the app's product limit) rolls all of it back.
     public func apply(_ batch: ImportBatch) async throws {
         try await database.translatingErrors {
-            try await database.client.withTransaction(logger: database.logger) { connection in
+            try await database.inTransaction { connection in
                 _ = try await connection.query(
                     "SELECT 1 FROM apps WHERE bundle_id = \(batch.bundleID) FOR UPDATE", logger: database.logger
                 ).collect()

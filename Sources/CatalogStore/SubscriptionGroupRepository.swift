@@ -24,9 +24,9 @@ public struct SubscriptionGroupRepository: Sendable {
 
     public func find(_ bundleID: String, id: UUID) async throws -> SubscriptionGroup? {
         try await database.translatingErrors {
-            let rows = try await database.client.query("""
+            let rows = try await database.query("""
                 SELECT \(unescaped: Self.columns) FROM subscription_groups WHERE app = \(bundleID) AND id = \(id)
-                """, logger: database.logger)
+                """)
             for try await row in rows { return try Self.group(from: row) }
             return nil
         }
@@ -35,10 +35,10 @@ public struct SubscriptionGroupRepository: Sendable {
     /// Every group of the app, by reference name.
     public func list(_ bundleID: String) async throws -> [SubscriptionGroup] {
         try await database.translatingErrors {
-            let rows = try await database.client.query("""
+            let rows = try await database.query("""
                 SELECT \(unescaped: Self.columns) FROM subscription_groups WHERE app = \(bundleID)
                 ORDER BY reference_name COLLATE "C"
-                """, logger: database.logger)
+                """)
             var groups: [SubscriptionGroup] = []
             for try await row in rows { groups.append(try Self.group(from: row)) }
             return groups

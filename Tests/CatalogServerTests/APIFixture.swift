@@ -18,11 +18,13 @@ struct TestArguments: ServerArguments {
     let databaseURL: DatabaseURL
     let migrationDatabaseURL: DatabaseURL?
     var logLevel: Logger.Level = .critical
-    /// Rate limits out of the way but for the tests about them.
+    /// Rate limits out of the way but for the tests about them; a pool of 8 connections, as dozens of
+    /// applications run at once against one test cluster.
     var limits: ServiceLimits = {
         var limits = ServiceLimits.standard
         limits.requestsPerSecondPerKey = 1_000_000
         limits.burstPerKey = 1_000_000
+        limits.databaseConnections = 8
         return limits
     }()
 }
@@ -35,15 +37,17 @@ struct APIFixture: Sendable {
         APIFixture(url: try await TestDatabase.forSuite(suite))
     }
 
-    /// Runs `body` against the application in-process, logging at `logLevel`.
+    /// Runs `body` against the application in-process, logging at `logLevel`; `.live` serves it on a port
+    /// of the loopback interface (`api.client.port`), through its real channel pipeline.
     func run<Result: Sendable>(limits: ServiceLimits? = nil, logLevel: Logger.Level = .critical,
+                               mode: TestingSetup = .router,
                                _ body: @Sendable (API) async throws -> Result) async throws -> Result
     {
         let service = try await TestDatabase.serviceURL(for: url)
         var arguments = TestArguments(databaseURL: service, migrationDatabaseURL: url, logLevel: logLevel)
         if let limits { arguments.limits = limits }
         let app = try await buildApplication(arguments)
-        return try await app.test(.router) { client in try await body(API(client: client)) }
+        return try await app.test(mode) { client in try await body(API(client: client)) }
     }
 
     /// A new key of `role`, limited to `apps` when given, made directly in the database like `create-key`.

@@ -97,7 +97,7 @@ struct ConcurrencyAPITests {
                 }
                 return try await group.reduce(into: [HTTPResponse.Status]()) { $0.append($1) }
             }
-            #expect(statuses.allSatisfy { $0 == .ok })
+            #expect(statuses.allSatisfy { $0 == .ok }, "\(statuses)")
             let product = try await api.product(app, "p", key: keys.developer)
             #expect(product.referenceName == "Renamed" && product.reviewNote == "note" && product.familyShareable)
             #expect(product.version == 4)

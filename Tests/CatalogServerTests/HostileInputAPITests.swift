@@ -148,6 +148,48 @@ struct HostileInputAPITests {
         }
     }
 
+    @Test("null is refused wherever it is, naming the member, and changes nothing")
+    func nullMembers() async throws {
+        let fixture = try await APIFixture.forSuite("hostile_api")
+        let keys = try await fixture.keys()
+        try await fixture.run { api in
+            try await ensureApp(api, keys)
+            let edit = try await api.send(.patch, "/v1/apps/\(Self.app)", key: keys.admin,
+                                          body: #"{"name": "Renamed", "primaryLocale": null}"#)
+            #expect(try problem(edit, .unprocessableContent, "validation-failed").errors?.first?.field == "primaryLocale")
+            let nested = try await api.send(.post, "/v1/apps/\(Self.app)/products", key: keys.admin, body: #"""
+                {"productId": "kept.null.nested", "referenceName": "x", "type": "CONSUMABLE",
+                 "localizations": [{"locale": "en-US", "displayName": "Name", "description": null}]}
+                """#)
+            #expect(try problem(nested, .unprocessableContent, "validation-failed").errors?.first?.field
+                        == "localizations[0].description")
+            // Text that merely spells null is text.
+            let spelled = try await api.send(.post, "/v1/apps/\(Self.app)/products", key: keys.admin,
+                                             body: #"{"productId": "kept.null.spelled", "referenceName": "null \"null\"", "type": "CONSUMABLE"}"#)
+            #expect(spelled.status == .created)
+            let app = try expect(try await api.send(.get, "/v1/apps/\(Self.app)", key: keys.admin), .ok,
+                                 as: Components.Schemas.App.self)
+            #expect(app.name == "Hostile")
+            #expect(try await api.send(.get, "/v1/apps/\(Self.app)/products/kept.null.nested", key: keys.admin).status == .notFound)
+        }
+    }
+
+    @Test("a method a path does not take is 405 with Allow; a path that does not exist stays 404")
+    func methodNotAllowed() async throws {
+        let fixture = try await APIFixture.forSuite("hostile_api")
+        let keys = try await fixture.keys()
+        try await fixture.run { api in
+            try await ensureApp(api, keys)
+            let trace = try await api.send(.init("TRACE")!, "/v1/keys", key: keys.admin)
+            _ = try problem(trace, .methodNotAllowed, "method-not-allowed")
+            #expect(trace.headers[.allow] == "GET, HEAD, POST")
+            let put = try await api.send(.put, "/v1/apps/\(Self.app)/products/any.id", key: keys.admin)
+            _ = try problem(put, .methodNotAllowed, "method-not-allowed")
+            #expect(put.headers[.allow] == "DELETE, GET, HEAD, PATCH")
+            _ = try problem(try await api.send(.put, "/v1/nowhere", key: keys.admin), .notFound, "not-found")
+        }
+    }
+
     @Test("a body in another media type is refused as such")
     func wrongMediaType() async throws {
         let fixture = try await APIFixture.forSuite("hostile_api")

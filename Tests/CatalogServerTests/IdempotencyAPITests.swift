@@ -99,7 +99,7 @@ struct IdempotencyAPITests {
                 for _ in 0..<10 { group.addTask { try await api.act(.approve, app, "p", key: keys.developer, headers: headers).status } }
                 return try await group.reduce(into: [HTTPResponse.Status]()) { $0.append($1) }
             }
-            #expect(statuses.allSatisfy { $0 == .ok || $0 == .conflict })
+            #expect(statuses.allSatisfy { $0 == .ok || $0 == .conflict }, "\(statuses)")
             #expect(statuses.contains(.ok))
             #expect(try await api.history(app, "p", key: keys.auditor).filter { $0.kind == .action }.count == 1)
         }

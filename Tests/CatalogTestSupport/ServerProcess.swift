@@ -14,6 +14,8 @@ public final class ServerProcess: Sendable {
     private let output = LogBuffer()
     /// `http://127.0.0.1:PORT`.
     public let baseURL: String
+    /// The port it listens on.
+    public let port: Int
     public var processIdentifier: Int32 { process.processIdentifier }
 
     /// Starts a server on `url` (as the service's role; migrations by `migrationURL`) and waits until it
@@ -54,6 +56,7 @@ public final class ServerProcess: Sendable {
             try await Task.sleep(for: .milliseconds(20))
         }
         baseURL = "http://127.0.0.1:\(port!)"
+        self.port = Int(port!)!
     }
 
     /// Everything the server has logged so far.

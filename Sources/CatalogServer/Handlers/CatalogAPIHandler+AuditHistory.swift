@@ -9,6 +9,9 @@ extension CatalogAPIHandler {
     func listHistory(_ input: Operations.ListHistory.Input) async throws -> Operations.ListHistory.Output {
         let key = try Access.require(.readHistory)
         let query = input.query
+        try QueryParameterRules.require(QueryParameterRules.bundleID(query.app, "app"),
+                                        QueryParameterRules.productID(query.productId, "productId"),
+                                        QueryParameterRules.text(query.actor, "actor", 1...100))
         if let app = query.app, !key.canSee(app: app) {
             throw CatalogError.notFound("no app \(app)")
         }
@@ -37,6 +40,7 @@ extension CatalogAPIHandler {
     /// Recomputes the chains the key may see.
     func verifyHistory(_ input: Operations.VerifyHistory.Input) async throws -> Operations.VerifyHistory.Output {
         let key = try Access.require(.verifyHistory)
+        try QueryParameterRules.require(QueryParameterRules.bundleID(input.query.app, "app"))
         let chains: [String]
         if let app = input.query.app {
             guard key.canSee(app: app) else { throw CatalogError.notFound("no app \(app)") }

@@ -7,7 +7,7 @@ extension CatalogAPIHandler {
 
     /// Ready when the database answers and has every migration this build knows.
     func getReadiness(_ input: Operations.GetReadiness.Input) async throws -> Operations.GetReadiness.Output {
-        let version = try await migrator.currentVersion(database.client)
+        let version = try await database.schemaVersion()
         guard version >= migrator.latestVersion else {
             throw Problem.unavailable("the database is at migration \(version), this server needs \(migrator.latestVersion)")
         }

@@ -23,6 +23,7 @@ extension CatalogAPIHandler {
         let key = try Access.require(.readCatalog)
         let app = try await visibleApp(input.path.bundleId, for: key)
         let limit = try PageCursor.limit(input.query.limit)
+        try QueryParameterRules.require(QueryParameterRules.text(input.query.q, "q", 1...100))
         let filter = ProductFilter(state: input.query.state.map { EnumMapping.convert($0) },
                                    type: input.query._type.map { EnumMapping.convert($0) }, text: input.query.q)
         let fetched = try await database.products.list(app.bundleID, filter: filter,

@@ -44,6 +44,8 @@ struct CatalogAPIHandler: APIProtocol {
 enum PageCursor {
     static let defaultLimit = 50
     static let limits = 1...200
+    /// The document's `maxLength` of `cursor`.
+    static let maximumCursorLength = 400
 
     static func encode(_ key: String) -> String {
         Data(key.utf8).base64EncodedString()
@@ -53,6 +55,10 @@ enum PageCursor {
 
     static func decode(_ cursor: String?) throws(CatalogError) -> String? {
         guard let cursor else { return nil }
+        guard cursor.utf8.count <= maximumCursorLength else {
+            throw .validationFailed([FieldProblem(field: "cursor", rule: "length",
+                                                  message: "is longer than any cursor this API gives out")])
+        }
         var base64 = cursor.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
         guard let data = Data(base64Encoded: base64), let key = String(data: data, encoding: .utf8), !key.isEmpty

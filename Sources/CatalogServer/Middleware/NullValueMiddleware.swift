@@ -1,0 +1,69 @@
+import CatalogCore
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// Refuses, with 422 naming the member, a JSON body that holds `null`. No member of the document is nullable,
+/// and the generated layer reads a `null` member as an absent one: `{"primaryLocale": null}` in an edit would
+/// pass as "leave it unchanged" instead of being refused as the wrong type. A StoreKit import's body is a
+/// file of another format (Xcode writes `null`s), so it is not checked here.
+struct NullValueMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+        async throws -> Response
+    {
+        guard request.headers[.contentType]?.lowercased().contains("json") == true,
+              StoreKitFileMiddleware<Context>.Route(request) != .importFile
+        else { return try await next(request, context) }
+        var request = request
+        let body = try await request.body.collect(upTo: BodyLimitMiddleware<Context>.limit(for: request))
+        if Self.mayHoldNull(body.readableBytesView), let path = Self.nullPath(in: Data(body.readableBytesView)) {
+            throw Problem.validation([FieldProblem(field: path, rule: "type",
+                                                   message: "must not be null (leave it out to keep it unchanged)")])
+        }
+        request.body = RequestBody(buffer: body)
+        return try await next(request, context)
+    }
+
+    /// Whether `bytes` has an `n` outside every string: in valid JSON, only a `null` starts so. A quick pass
+    /// that lets the rare body with one pay for the parse that finds where it is.
+    static func mayHoldNull(_ bytes: ByteBufferView) -> Bool {
+        var inString = false
+        var escaped = false
+        for byte in bytes {
+            if inString {
+                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true }
+                else if byte == UInt8(ascii: "\"") { inString = false }
+            } else if byte == UInt8(ascii: "\"") {
+                inString = true
+            } else if byte == UInt8(ascii: "n") {
+                return true
+            }
+        }
+        return false
+    }
+
+    /// The JSON path of the first `null` in `data` (`localizations[0].description`), or `nil` if there is none
+    /// or `data` is not JSON (which the layers after this one refuse).
+    static func nullPath(in data: Data) -> String? {
+        guard let value = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else { return nil }
+        func find(_ value: Any, _ path: String) -> String? {
+            switch value {
+            case is NSNull:
+                return path.isEmpty ? "body" : path
+            case let object as [String: Any]:
+                for key in object.keys.sorted() {
+                    if let found = find(object[key]!, path.isEmpty ? key : "\(path).\(key)") { return found }
+                }
+                return nil
+            case let array as [Any]:
+                for (index, element) in array.enumerated() {
+                    if let found = find(element, "\(path)[\(index)]") { return found }
+                }
+                return nil
+            default:
+                return nil
+            }
+        }
+        return find(value, "")
+    }
+}

@@ -1,0 +1,44 @@
+import Hummingbird
+
+/// Refuses, with 400, a URL whose percent-encoded path or query does not decode to UTF-8 (`%FF`, a stray
+/// `%`). The generated layer would otherwise read such a parameter as an empty string: a filter that could
+/// not be read would silently match everything, and a path parameter would name something else.
+struct PercentEncodingMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+        async throws -> Response
+    {
+        guard Self.decodesToUTF8(request.uri.path), request.uri.query.map(Self.decodesToUTF8) ?? true else {
+            throw Problem("bad-request", .badRequest, "The URL could not be read",
+                          detail: "percent-encoded bytes in the path or query must be UTF-8")
+        }
+        return try await next(request, context)
+    }
+
+    /// Whether every `%XX` in `text` is well-formed and the bytes they spell, with the rest, are UTF-8.
+    static func decodesToUTF8(_ text: String) -> Bool {
+        guard text.utf8.contains(UInt8(ascii: "%")) else { return true }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count)
+        var iterator = text.utf8.makeIterator()
+        while let byte = iterator.next() {
+            guard byte == UInt8(ascii: "%") else {
+                bytes.append(byte)
+                continue
+            }
+            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
+                return false
+            }
+            bytes.append(high << 4 | low)
+        }
+        return String(validating: bytes, as: UTF8.self) != nil
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}

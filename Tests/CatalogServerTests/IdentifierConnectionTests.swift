@@ -1,0 +1,132 @@
+import CatalogCore
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+/// The identifier route as a client app meets it: over a real TCP connection, where it is answered on the
+/// connection's event loop (IdentifierChannelHandler) rather than by the router, as the in-process tests are.
+@Suite("Product identifiers over a real connection")
+struct IdentifierConnectionTests {
+    @Test("GET, HEAD, 304, a type filter and a missing app answer as documented, each counted in /metrics")
+    func answers() async throws {
+        let fixture = try await APIFixture.forSuite("identifier_connection")
+        let admin = try await fixture.key(.admin)
+        try await fixture.run(mode: .live) { api in
+            let app = "com.connection.app"
+            try await api.createApp(app, key: admin)
+            try await api.createProduct(app, "coins", type: .consumable, key: admin)
+            for action in [ReviewAction.approve, .submit, .startReview, .accept] { try await api.move(action, app, "coins", key: admin) }
+            let path = "/v1/apps/\(app)/product-identifiers"
+            let body = #"{"bundleId":"com.connection.app","productIdentifiers":["coins"]}"#
+            let get = try await eventually { try await api.send(.get, path) } until: { String(buffer: $0.body) == body }
+            let eTag = try #require(get.headers[.eTag])
+            #expect(get.status == .ok && get.headers[.contentType] == "application/json")
+            #expect(get.headers[.cacheControl] == "no-cache" && get.headers[.contentLength] == String(body.utf8.count))
+            #expect(get.headers[.date]?.hasSuffix(" GMT") == true && get.headers[.server] == "iap-catalog")
+
+            let head = try await api.send(.head, path)
+            #expect(head.status == .ok && head.body.readableBytes == 0 && head.headers[.eTag] == eTag)
+            #expect(head.headers[.contentLength] == String(body.utf8.count))
+
+            let notModified = try await api.send(.get, path, headers: [.ifNoneMatch: "W/\(eTag)"])
+            #expect(notModified.status == .notModified && notModified.body.readableBytes == 0)
+            #expect(notModified.headers[.eTag] == eTag)
+
+            let typed = try await api.send(.get, path + "?type=NON_CONSUMABLE")
+            #expect(String(buffer: typed.body) == #"{"bundleId":"com.connection.app","productIdentifiers":[]}"#)
+
+            let missing = try await api.send(.get, "/v1/apps/com.connection.none/product-identifiers")
+            #expect(missing.status == .notFound && String(buffer: missing.body) == #"{"error":"app not found"}"#)
+
+            let metrics = String(buffer: try await api.send(.get, "/metrics").body)
+            let route = #"http_requests_total{route="/v1/apps/{bundleId}/product-identifiers","#
+            #expect(metrics.contains(route + #"method="GET",status="200"}"#))
+            #expect(metrics.contains(route + #"method="HEAD",status="200"} 1"#))
+            #expect(metrics.contains(route + #"method="GET",status="304"} 1"#))
+            #expect(metrics.contains(route + #"method="GET",status="404"} 1"#))
+        }
+    }
+
+    @Test("pipelined requests are answered in the order they came, the router's and the event loop's alike")
+    func pipelinedOrder() async throws {
+        let fixture = try await APIFixture.forSuite("identifier_connection")
+        let admin = try await fixture.key(.admin)
+        try await fixture.run(mode: .live) { api in
+            let app = "com.connection.pipelined"
+            try await api.createApp(app, key: admin)
+            _ = try await eventually { try await api.send(.get, "/v1/apps/\(app)/product-identifiers") } until: { $0.status == .ok }
+            let port = try #require(api.client.port)
+            let routed = "GET /v1/apps/\(app) HTTP/1.1\r\nHost: test\r\nAuthorization: Bearer \(admin)\r\n\r\n"
+            let identifiers = "GET /v1/apps/\(app)/product-identifiers HTTP/1.1\r\nHost: test\r\n\r\n"
+            let last = "GET /v1/apps/\(app)/product-identifiers?type=CONSUMABLE HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n"
+            // A routed request first, two for the event loop while it is still being answered, then the same
+            // again with the event loop's first: every answer must come back in its request's place.
+            let text = try await RawConnection.exchange(port: port, routed + identifiers + identifiers + routed + last)
+            let answers = text.components(separatedBy: "HTTP/1.1 ").dropFirst().map { String($0) }
+            #expect(answers.count == 5, "\(text)")
+            guard answers.count == 5 else { return }
+            #expect(answers[0].hasPrefix("200") && answers[0].contains(#""name":"#))
+            #expect(answers[1].hasPrefix("200") && answers[1].contains(#""productIdentifiers":[]"#))
+            #expect(answers[2].hasPrefix("200") && answers[2].contains(#""productIdentifiers":[]"#))
+            #expect(answers[3].hasPrefix("200") && answers[3].contains(#""name":"#))
+            #expect(answers[4].hasPrefix("200") && answers[4].contains(#""productIdentifiers":[]"#))
+        }
+    }
+
+    /// The first answer of `request` that `done` accepts, asked again for up to five seconds: the snapshot
+    /// of an app follows its changes through the database's notifications.
+    private func eventually(_ request: () async throws -> TestResponse,
+                            until done: (TestResponse) -> Bool) async throws -> TestResponse {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while true {
+            let response = try await request()
+            if done(response) || ContinuousClock.now > deadline { return response }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+}
+
+/// Bytes written as they are on one TCP connection, and everything the server sends until it closes: what
+/// a test client cannot do (it sends one request at a time). Blocking calls run on a thread of their own.
+enum RawConnection {
+    static func exchange(port: Int, _ request: String) async throws -> String {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(with: Result { try blockingExchange(port: port, request) })
+            }.start()
+        }
+    }
+
+    private static func blockingExchange(port: Int, _ request: String) throws -> String {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw UnexpectedResponse(description: "socket() failed: \(errno)") }
+        defer { close(socket) }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw UnexpectedResponse(description: "connect() failed: \(errno)") }
+        let bytes = Array(request.utf8)
+        var sent = 0
+        while sent < bytes.count {
+            let n = bytes[sent...].withUnsafeBytes { send(socket, $0.baseAddress, $0.count, 0) }
+            guard n > 0 else { throw UnexpectedResponse(description: "send() failed: \(errno)") }
+            sent += n
+        }
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+            guard n > 0 else { break }
+            received += buffer[..<n]
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+}

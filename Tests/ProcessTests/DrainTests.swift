@@ -1,0 +1,71 @@
+import CatalogAPI
+import CatalogCore
+import CatalogTestSupport
+import Foundation
+import NIOHTTP1
+import Testing
+
+/// SIGTERM (a deployment, a scale-down): the server stops taking connections, finishes the requests it
+/// has, and exits 0.
+@Suite("Drain on SIGTERM")
+struct DrainTests {
+    @Test("SIGTERM with slow requests in flight: they complete with 2xx, new connections are refused, exit 0")
+    func drain() async throws {
+        let url = try await TestDatabase.forSuite("drain")
+        let service = try await TestDatabase.serviceURL(for: url)
+        let developer = try await TestKeys.make(.developer, in: url)
+        let admin = try await TestKeys.make(.admin, in: url)
+        let server = try await ServerProcess(databaseURL: service, migrationURL: url)
+        let caller = ServiceCaller(server.baseURL)
+        let app = "com.drain.app"
+        let products = (0..<6).map { "p\($0)" }
+        try await caller.createApp(app, key: admin)
+        for id in products {
+            try await caller.createProduct(app, id, key: developer)
+            try expectStatus(200, try await caller.act("approve", app, id, key: developer))
+        }
+
+        // Slow requests: submissions that wait behind a lock which lets reads through but holds writes.
+        let lock = try await HeldLock.take("products", mode: "EXCLUSIVE", in: url)
+        let inFlight = products.map { id in
+            Task { try await caller.act("submit", app, id, key: developer, timeout: .seconds(60)) }
+        }
+        try await HeldLock.waitUntil(products.count, waitIn: url)
+
+        let clock = ContinuousClock()
+        server.send(SIGTERM)
+        let signalled = clock.now
+        // The listening socket closes at once: a new connection is refused while the old ones drain.
+        var refused = false
+        while !refused && clock.now - signalled < .seconds(10) {
+            refused = connectionRefused(port: server.port)
+            if !refused { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        let refusedAfter = clock.now - signalled
+        #expect(refused, "new connections were still accepted \(refusedAfter) after SIGTERM")
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(server.isRunning, "the server exited with requests in flight")
+
+        try await lock.unlock()
+        let answers = try await inFlight.asyncMap { try await $0.value }
+        let status = try await server.waitForExit(timeout: .seconds(10))
+        let exitedAfter = clock.now - signalled
+        #expect(answers.allSatisfy { $0.status == 200 }, "\(answers.map { "\($0.status) \($0.body)" })")
+        #expect(status == 0, "exit status \(String(describing: status)):\n\(server.log.suffix(2000))")
+
+        // What they answered is what the database holds.
+        let next = try await ServerProcess(databaseURL: service, migrationURL: url)
+        let reader = ServiceCaller(next.baseURL)
+        for id in products {
+            #expect(try await reader.product(app, id, key: developer).state == .waitingForReview, "\(id)")
+        }
+        let format: (Duration) -> String = { $0.formatted(.units(allowed: [.seconds, .milliseconds], width: .narrow)) }
+        print("""
+            drain: SIGTERM with \(products.count) requests in flight: new connections refused after \
+            \(format(refusedAfter)); all \(answers.filter { $0.status == 200 }.count) answered 200 once unblocked; \
+            exit \(status.map(String.init) ?? "none") \(format(exitedAfter)) after the signal
+            """)
+        next.send(SIGTERM)
+        #expect(try await next.waitForExit() == 0)
+    }
+}
