@@ -1,3 +1,4 @@
+import CatalogAPI
 import CatalogCore
 import CatalogStore
 import HTTPTypes
@@ -21,6 +22,8 @@ extension Problem {
             self = .unavailable(error.description)
         case let error as DecodingError:
             self = Problem(decodingError: error)
+        case let error as InvalidTimestamp:
+            self = .validation([FieldProblem(field: "timestamp", rule: "format", message: Self.sanitized(error.description))])
         case let error as StoreKitFileNotJSON:
             self = Problem("bad-request", .badRequest, "The file is not JSON", detail: error.error.description)
         case let error as ServerError:
@@ -96,7 +99,7 @@ extension Problem {
     private init(serverError: ServerError) {
         let inner = serverError.underlyingError
         if inner is CatalogError || inner is Unauthenticated || inner is StoreUnavailable || inner is Problem
-            || inner is DecodingError || inner is StoreKitFileNotJSON {
+            || inner is DecodingError || inner is StoreKitFileNotJSON || inner is InvalidTimestamp {
             self = Problem(error: inner)
         } else if (400..<500).contains(serverError.httpStatus.code) {
             self = Problem(status: serverError.httpStatus)

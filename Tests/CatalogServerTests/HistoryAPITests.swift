@@ -57,6 +57,18 @@ struct HistoryAPITests {
             #expect(inReview.items.map(\.action) == [.reject, .startReview])
             let since = before.addingTimeInterval(-0.001).formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
             #expect(try await page(api, "app=\(app)&since=\(since)", key: keys.auditor).items.count == 4)
+            // The same instant with another offset RFC 3339 allows (Foundation's parser stops at ±18:00) and
+            // more fractional digits; a timestamp that is not one is a 422 naming the rule.
+            let east = Date(timeIntervalSince1970: (before.timeIntervalSince1970 * 1000).rounded(.down) / 1000 - 0.001
+                            + 19 * 3600 + 55 * 60)
+            var eastStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+            eastStyle.timeZone = TimeZone(secondsFromGMT: 0)!
+            let sinceEast = eastStyle.format(east).replacingOccurrences(of: "Z", with: "000+19:55")
+                .replacingOccurrences(of: "+", with: "%2B")
+            #expect(try await page(api, "app=\(app)&since=\(sinceEast)", key: keys.auditor).items.count == 4)
+            let garbled = try problem(try await api.send(.get, "/v1/history?app=\(app)&since=yesterday", key: keys.auditor),
+                                      .unprocessableContent, "validation-failed")
+            #expect(garbled.errors?.first?.rule == "format")
             let reviewerID = try expect(try await api.send(.get, "/v1/me", key: keys.reviewer), .ok,
                                         as: Components.Schemas.Key.self).id
             #expect(try await page(api, "actor=\(reviewerID)", key: keys.auditor).items.count == 2)
