@@ -50,7 +50,10 @@ public struct Database: Sendable {
     /// Starts `query` on the operation's connection (inside ``translatingErrors(_:)``), or on any
     /// connection of the pool when there is no gate (commands, tests).
     func query(_ query: PostgresQuery) async throws -> PostgresRowSequence {
-        if let connection = Self.held { return try await connection.query(query, logger: logger) }
+        if let connection = Self.held {
+            let logger = logger
+            return try await connection.unlessClosed { try await connection.query(query, logger: logger) }
+        }
         return try await client.query(query, logger: logger)
     }
 
@@ -78,9 +81,12 @@ public struct Database: Sendable {
 
     /// Runs `body` as one transaction on the operation's connection (inside ``translatingErrors(_:)``), or
     /// on any connection of the pool when there is no gate.
-    func inTransaction(_ body: (PostgresConnection) async throws -> Void) async throws {
+    func inTransaction(_ body: @escaping @Sendable (PostgresConnection) async throws -> Void) async throws {
         if let connection = Self.held {
-            try await connection.withTransaction(logger: logger) { try await body($0) }
+            let logger = logger
+            try await connection.unlessClosed {
+                try await connection.withTransaction(logger: logger) { try await body($0) }
+            }
         } else {
             try await client.withTransaction(logger: logger) { try await body($0) }
         }

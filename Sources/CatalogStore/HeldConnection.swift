@@ -65,3 +65,83 @@ final class HeldConnection: Sendable {
         }
     }
 }
+
+extension PostgresConnection {
+    /// Runs `operation` (statements on this connection) but gives up with ``StoreUnavailable`` as soon as the
+    /// connection closes.
+    ///
+    /// PostgresNIO 1.33 hands a statement to its channel without a promise for the write: a statement written
+    /// just after the database ended the connection (a restart, a failover: "terminating connection due to
+    /// administrator command") is dropped by the closed channel and its answer never comes. The request that
+    /// sent it would hang, and graceful shutdown behind it. Such a statement is left to wait for nothing,
+    /// while the request is answered 503 like any other that meets a database that went away.
+    func unlessClosed<Result: Sendable>(
+        _ operation: @escaping @Sendable () async throws -> Result
+    ) async throws -> Result {
+        let outcome = FirstOutcome<Result>()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                outcome.set(continuation)
+                let running = Task {
+                    do { outcome.finish(.success(try await operation())) } catch { outcome.finish(.failure(error)) }
+                }
+                outcome.onCancel { running.cancel() }
+                closeFuture.whenComplete { _ in
+                    outcome.finish(.failure(StoreUnavailable(description: "the database closed the connection")))
+                }
+            }
+        } onCancel: {
+            outcome.cancel()
+        }
+    }
+}
+
+/// The first of several outcomes racing to answer one continuation; the later ones are dropped.
+private final class FirstOutcome<Value: Sendable>: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<Value, any Error>?
+        var early: Result<Value, any Error>?
+        var cancelled = false
+        var cancelRunning: (@Sendable () -> Void)?
+    }
+
+    private let state = Mutex(State())
+
+    func set(_ continuation: CheckedContinuation<Value, any Error>) {
+        let early = state.withLock { state -> Result<Value, any Error>? in
+            if let early = state.early { return early }
+            state.continuation = continuation
+            return nil
+        }
+        if let early { continuation.resume(with: early) }
+    }
+
+    func finish(_ result: Result<Value, any Error>) {
+        let continuation = state.withLock { state -> CheckedContinuation<Value, any Error>? in
+            guard let continuation = state.continuation else {
+                if state.early == nil { state.early = result }
+                return nil
+            }
+            state.continuation = nil
+            state.early = result
+            return continuation
+        }
+        continuation?.resume(with: result)
+    }
+
+    func onCancel(_ cancelRunning: @escaping @Sendable () -> Void) {
+        let cancelled = state.withLock { state -> Bool in
+            state.cancelRunning = cancelRunning
+            return state.cancelled
+        }
+        if cancelled { cancelRunning() }
+    }
+
+    func cancel() {
+        let cancelRunning = state.withLock { state -> (@Sendable () -> Void)? in
+            state.cancelled = true
+            return state.cancelRunning
+        }
+        cancelRunning?()
+    }
+}

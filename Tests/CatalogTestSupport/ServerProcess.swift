@@ -1,6 +1,5 @@
 import CatalogStore
 import Foundation
-import Synchronization
 
 /// A real `iap-server serve` process, for tests of what only separate processes show: coherence between
 /// servers, crashes, signals. It listens on a port of its own choosing, which it reports in its log.
@@ -11,7 +10,10 @@ public final class ServerProcess: Sendable {
     }
 
     private let process: Process
-    private let output = LogBuffer()
+    /// The file the server writes its log to. A file, not a pipe: a pipe's read end, inherited by every
+    /// process the tests start meanwhile (a PostgreSQL restarted), stopped delivering the log to a reader
+    /// in this process, and a reader can fall behind; a file keeps all of it, for the failure message.
+    private let logFile: URL
     /// `http://127.0.0.1:PORT`.
     public let baseURL: String
     /// The port it listens on.
@@ -27,31 +29,34 @@ public final class ServerProcess: Sendable {
         }
         let process = Process()
         process.executableURL = Self.executable
-        process.arguments = ["serve", "--port", "0", "--log-level", "info"]
+        process.arguments = ["serve", "--port", "0", "--log-level",
+                             ProcessInfo.processInfo.environment["IAP_TEST_SERVER_LOG_LEVEL"] ?? "info"]
         var variables = ProcessInfo.processInfo.environment
         variables["DATABASE_URL"] = Self.text(databaseURL)
         if let migrationURL { variables["MIGRATION_DATABASE_URL"] = Self.text(migrationURL) }
         variables.merge(environment) { _, new in new }
         process.environment = variables
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        self.process = process
-        let output = self.output
-        pipe.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if !data.isEmpty { output.text.withLock { $0 += String(decoding: data, as: UTF8.self) } }
+        let logFile = FileManager.default.temporaryDirectory
+            .appendingPathComponent("iap-server-\(UUID().uuidString).log")
+        guard FileManager.default.createFile(atPath: logFile.path, contents: nil) else {
+            throw TestSetupError("cannot create \(logFile.path)")
         }
+        self.logFile = logFile
+        let output = try FileHandle(forWritingTo: logFile)
+        defer { try? output.close() }
+        process.standardOutput = output
+        process.standardError = output
+        self.process = process
         try process.run()
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         var port: String?
         while port == nil {
-            port = output.text.withLock { Self.port(in: $0) }
+            port = Self.port(in: Self.text(of: logFile))
             if port != nil { break }
             guard process.isRunning, clock.now < deadline else {
                 process.terminate()
-                throw TestSetupError("the server did not start listening:\n\(output.text.withLock { $0 })")
+                throw TestSetupError("the server did not start listening:\n\(Self.text(of: logFile))")
             }
             try await Task.sleep(for: .milliseconds(20))
         }
@@ -60,7 +65,9 @@ public final class ServerProcess: Sendable {
     }
 
     /// Everything the server has logged so far.
-    public var log: String { output.text.withLock { $0 } }
+    public var log: String { Self.text(of: logFile) }
+
+    private static func text(of file: URL) -> String { (try? String(contentsOf: file, encoding: .utf8)) ?? "" }
 
     public var isRunning: Bool { process.isRunning }
 
@@ -77,6 +84,7 @@ public final class ServerProcess: Sendable {
 
     deinit {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        try? FileManager.default.removeItem(at: logFile)
     }
 
     private static func port(in log: String) -> String? {
@@ -88,9 +96,4 @@ public final class ServerProcess: Sendable {
     private static func text(_ url: DatabaseURL) -> String {
         "postgres://\(url.username)@\(url.host):\(url.port)/\(url.database)"
     }
-}
-
-/// What a server process has written, gathered as it comes.
-private final class LogBuffer: Sendable {
-    let text = Mutex<String>("")
 }

@@ -1,0 +1,63 @@
+@testable import CatalogStore
+import CatalogTestSupport
+import Foundation
+import PostgresNIO
+import Testing
+
+/// A connection the database ends (a restart, a failover, `pg_terminate_backend`) while an operation holds it:
+/// the operation's next statement fails as "unavailable" at once. PostgresNIO drops a statement written to a
+/// closed connection without ever answering it; without the guard this test waits forever.
+@Suite("Connection ended by the database", .timeLimit(.minutes(1)))
+struct EndedConnectionTests {
+    @Test("a statement on a held connection the database ended is 'unavailable', never left waiting")
+    func statementOnEndedConnection() async throws {
+        let url = try await TestDatabase.forSuite("ended_connection")
+        try await TestDatabase.withClient(url) { client in
+            let gate = AdmissionGate(permits: 2, maxWaiting: 0, timeout: .seconds(5))
+            let database = Database(client: client, logger: TestDatabase.logger, gate: gate)
+            let outcome = try await database.translatingErrors { () async throws -> String in
+                let pid = try await database.execute("SELECT pg_backend_pid()").first!.decode(Int32.self)
+                try await TestDatabase.execute("SELECT pg_terminate_backend(\(pid))", in: url)
+                let held = try #require(Database.held)
+                let clock = ContinuousClock()
+                let deadline = clock.now + .seconds(10)
+                while !held.isClosed && clock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+                #expect(held.isClosed)
+                do {
+                    try await database.execute("SELECT 1")
+                    return "answered"
+                } catch let error as StoreUnavailable {
+                    return "unavailable: \(error)"
+                }
+            }
+            #expect(outcome.hasPrefix("unavailable"), "\(outcome)")
+            // The pool gives the ended connection up; the next operation is served.
+            #expect(try await database.schemaVersion() >= 0)
+            #expect(gate.load.running == 0)
+        }
+    }
+
+    @Test("a transaction on a held connection the database ended is 'unavailable', never left waiting")
+    func transactionOnEndedConnection() async throws {
+        let url = try await TestDatabase.forSuite("ended_connection_transaction")
+        try await TestDatabase.withClient(url) { client in
+            let gate = AdmissionGate(permits: 2, maxWaiting: 0, timeout: .seconds(5))
+            let database = Database(client: client, logger: TestDatabase.logger, gate: gate)
+            let thrown = await #expect(throws: StoreUnavailable.self) {
+                try await database.translatingErrors {
+                    let pid = try await database.execute("SELECT pg_backend_pid()").first!.decode(Int32.self)
+                    try await TestDatabase.execute("SELECT pg_terminate_backend(\(pid))", in: url)
+                    let held = try #require(Database.held)
+                    let clock = ContinuousClock()
+                    let deadline = clock.now + .seconds(10)
+                    while !held.isClosed && clock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+                    try await database.inTransaction { connection in
+                        _ = try await connection.query("SELECT 1", logger: TestDatabase.logger).collect()
+                    }
+                }
+            }
+            #expect(thrown != nil)
+            #expect(gate.load.running == 0)
+        }
+    }
+}
