@@ -87,6 +87,10 @@ extension Problem {
         case .dataCorrupted(let context) where context.codingPath.isEmpty:
             self = Problem("bad-request", .badRequest, "The body is not valid JSON",
                            detail: "send a JSON object with Content-Type: application/json")
+        case .dataCorrupted(let context) where context.debugDescription.hasPrefix(Self.additionalPropertiesPrefix):
+            // A field a request does not have (a misspelt one would otherwise change nothing, silently).
+            self = .validation([FieldProblem(field: path(context.codingPath), rule: "unknown",
+                                             message: "is not a field of this request")])
         case .dataCorrupted(let context):
             self = .validation([FieldProblem(field: path(context.codingPath), rule: "value",
                                              message: Self.sanitized(context.debugDescription))])
@@ -122,6 +126,9 @@ extension Problem {
         default: self = .internalError
         }
     }
+
+    /// How OpenAPIRuntime words the error for a key a closed (`additionalProperties: false`) object lacks.
+    private static let additionalPropertiesPrefix = "Additional properties are disabled"
 
     private static func jsonTypeName(_ type: Any.Type) -> String {
         switch type {

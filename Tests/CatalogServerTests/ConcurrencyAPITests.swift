@@ -25,7 +25,7 @@ struct ConcurrencyAPITests {
                 return try await group.reduce(into: [HTTPResponse.Status]()) { $0.append($1) }
             }
             #expect(statuses.filter { $0 == .ok }.count == 1)
-            #expect(statuses.filter { $0 == .conflict }.count == 23)
+            #expect(statuses.filter { $0 == .conflict }.count == 23, "\(statuses)")
             let events = try await api.history(app, "p", key: keys.auditor)
             #expect(events.filter { $0.action == .submit }.count == 1)
             #expect(try await api.product(app, "p", key: keys.auditor).version == 3)

@@ -118,7 +118,8 @@ struct HostileInputAPITests {
                 "state": "READY_FOR_SALE", "version": 99, "type": "NON_CONSUMABLE", "productId": "other", "onSale": true,
                 "live": ["reviewNote": "sneaky"],
             ])
-            #expect(response.status == .ok)
+            // Refused as fields an edit does not have (the first named); nothing changed.
+            #expect(try problem(response, .unprocessableContent, "validation-failed").errors?.first?.rule == "unknown")
             let product = try await api.product(Self.app, "kept.mass", key: keys.admin)
             #expect(product.state == .pendingDeveloperApproval && product.version == 1 && product._type == .consumable)
             #expect(!product.onSale && product.live == nil)
@@ -171,6 +172,30 @@ struct HostileInputAPITests {
                                  as: Components.Schemas.App.self)
             #expect(app.name == "Hostile")
             #expect(try await api.send(.get, "/v1/apps/\(Self.app)/products/kept.null.nested", key: keys.admin).status == .notFound)
+        }
+    }
+
+    @Test("a member a request body does not have is refused, naming it, and changes nothing")
+    func unknownMembers() async throws {
+        let fixture = try await APIFixture.forSuite("hostile_api")
+        let keys = try await fixture.keys()
+        try await fixture.run { api in
+            try await ensureApp(api, keys)
+            let misspelt = try await api.send(.patch, "/v1/apps/\(Self.app)", key: keys.admin,
+                                              body: #"{"name": "Renamed", "primaryLocal": "de-DE"}"#)
+            let error = try problem(misspelt, .unprocessableContent, "validation-failed").errors?.first
+            #expect(error?.field == "primaryLocal" && error?.rule == "unknown", "\(String(describing: error))")
+            let created = try await api.send(.post, "/v1/apps/\(Self.app)/products", key: keys.admin, body: #"""
+                {"productId": "kept.unknown", "referenceName": "x", "type": "CONSUMABLE", "prize": "0.99"}
+                """#)
+            #expect(try problem(created, .unprocessableContent, "validation-failed").errors?.first?.field == "prize")
+            let action = try await api.send(.post, "/v1/apps/\(Self.app)/products/any.id/actions", key: keys.admin,
+                                            body: #"{"action": "approve", "reason": "r", "force": true}"#)
+            #expect(try problem(action, .unprocessableContent, "validation-failed").errors?.first?.field == "force")
+            let app = try expect(try await api.send(.get, "/v1/apps/\(Self.app)", key: keys.admin), .ok,
+                                 as: Components.Schemas.App.self)
+            #expect(app.name == "Hostile")
+            #expect(try await api.send(.get, "/v1/apps/\(Self.app)/products/kept.unknown", key: keys.admin).status == .notFound)
         }
     }
 

@@ -99,6 +99,9 @@ enum JSONFile {
         switch error {
         case .dataCorrupted(let context) where context.codingPath.isEmpty:
             return "not valid JSON" + underlyingReason(context)
+        case .dataCorrupted(let context) where context.debugDescription.hasPrefix("Additional properties are disabled"):
+            // A closed object of the API's document (a request body) met a member it does not have.
+            return "unknown field \(path(context.codingPath))"
         case .dataCorrupted(let context):
             return "\(path(context.codingPath)): \(context.debugDescription)"
         case .keyNotFound(let key, let context):
