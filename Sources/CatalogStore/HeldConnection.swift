@@ -79,6 +79,10 @@ extension PostgresConnection {
         _ operation: @escaping @Sendable () async throws -> Result
     ) async throws -> Result {
         let outcome = FirstOutcome<Result>()
+        let watch = ClosingConnections.shared.watch(self) {
+            outcome.finish(.failure(StoreUnavailable(description: "the database closed the connection")))
+        }
+        defer { ClosingConnections.shared.unwatch(watch) }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 outcome.set(continuation)
@@ -86,9 +90,6 @@ extension PostgresConnection {
                     do { outcome.finish(.success(try await operation())) } catch { outcome.finish(.failure(error)) }
                 }
                 outcome.onCancel { running.cancel() }
-                closeFuture.whenComplete { _ in
-                    outcome.finish(.failure(StoreUnavailable(description: "the database closed the connection")))
-                }
             }
         } onCancel: {
             outcome.cancel()
@@ -96,11 +97,62 @@ extension PostgresConnection {
     }
 }
 
-/// The first of several outcomes racing to answer one continuation; the later ones are dropped.
+/// The operations running on each open connection, told at once when it closes. One callback per connection
+/// on its `closeFuture` (registered when an operation first runs on it, dropped when it closes): a callback per
+/// operation would pile up on a pooled connection for as long as it lives.
+final class ClosingConnections: Sendable {
+    static let shared = ClosingConnections()
+
+    struct Watch {
+        let connection: ObjectIdentifier
+        let id: UInt64
+    }
+
+    private struct State {
+        var nextID: UInt64 = 0
+        var running: [ObjectIdentifier: [UInt64: @Sendable () -> Void]] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    /// Calls `closed` if `connection` closes before ``unwatch(_:)``.
+    func watch(_ connection: PostgresConnection, closed: @escaping @Sendable () -> Void) -> Watch {
+        let key = ObjectIdentifier(connection)
+        let (watch, first) = state.withLock { state -> (Watch, Bool) in
+            state.nextID += 1
+            let first = state.running[key] == nil
+            state.running[key, default: [:]][state.nextID] = closed
+            return (Watch(connection: key, id: state.nextID), first)
+        }
+        if first {
+            connection.closeFuture.whenComplete { _ in self.closed(key) }
+        }
+        return watch
+    }
+
+    /// How many connections are watched and how many operations wait on them, for tests.
+    var load: (connections: Int, operations: Int) {
+        state.withLock { state in (state.running.count, state.running.values.reduce(0) { $0 + $1.count }) }
+    }
+
+    func unwatch(_ watch: Watch) {
+        state.withLock { _ = $0.running[watch.connection]?.removeValue(forKey: watch.id) }
+    }
+
+    private func closed(_ key: ObjectIdentifier) {
+        let running = state.withLock { $0.running.removeValue(forKey: key) } ?? [:]
+        for closed in running.values { closed() }
+    }
+}
+
+/// The first of several outcomes racing to answer one continuation; the later ones are dropped, and nothing is
+/// kept once it is answered.
 private final class FirstOutcome<Value: Sendable>: Sendable {
     private struct State {
         var continuation: CheckedContinuation<Value, any Error>?
+        /// An outcome that came before the continuation was set (a connection seen closed at once).
         var early: Result<Value, any Error>?
+        var answered = false
         var cancelled = false
         var cancelRunning: (@Sendable () -> Void)?
     }
@@ -109,32 +161,39 @@ private final class FirstOutcome<Value: Sendable>: Sendable {
 
     func set(_ continuation: CheckedContinuation<Value, any Error>) {
         let early = state.withLock { state -> Result<Value, any Error>? in
-            if let early = state.early { return early }
-            state.continuation = continuation
-            return nil
+            guard let early = state.early else {
+                state.continuation = continuation
+                return nil
+            }
+            state.early = nil
+            state.answered = true
+            return early
         }
         if let early { continuation.resume(with: early) }
     }
 
     func finish(_ result: Result<Value, any Error>) {
         let continuation = state.withLock { state -> CheckedContinuation<Value, any Error>? in
+            guard !state.answered else { return nil }
             guard let continuation = state.continuation else {
                 if state.early == nil { state.early = result }
                 return nil
             }
             state.continuation = nil
-            state.early = result
+            state.cancelRunning = nil
+            state.answered = true
             return continuation
         }
         continuation?.resume(with: result)
     }
 
     func onCancel(_ cancelRunning: @escaping @Sendable () -> Void) {
-        let cancelled = state.withLock { state -> Bool in
+        let cancelNow = state.withLock { state -> Bool in
+            guard !state.answered else { return false }
             state.cancelRunning = cancelRunning
             return state.cancelled
         }
-        if cancelled { cancelRunning() }
+        if cancelNow { cancelRunning() }
     }
 
     func cancel() {

@@ -60,4 +60,20 @@ struct EndedConnectionTests {
             #expect(gate.load.running == 0)
         }
     }
+
+    @Test("operations watch their connection for closing without leaving anything behind")
+    func watchesAreDropped() async throws {
+        let url = try await TestDatabase.forSuite("ended_connection_watches")
+        try await TestDatabase.withClient(url, maximumConnections: 2) { client in
+            let gate = AdmissionGate(permits: 2, maxWaiting: 300, timeout: .seconds(30))
+            let database = Database(client: client, logger: TestDatabase.logger, gate: gate)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<200 { group.addTask { try await database.execute("SELECT 1") } }
+                try await group.waitForAll()
+            }
+            // Other suites run at the same time: count only what could be this one's.
+            let load = ClosingConnections.shared.load
+            #expect(load.operations < 50, "\(load)")
+        }
+    }
 }
