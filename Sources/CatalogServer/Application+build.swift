@@ -92,10 +92,11 @@ func buildRouter(database: Database, migrator: Migrator, snapshots: IdentifierSn
         routes: try DocumentedRoutes { try handler.registerHandlers(on: $0, configuration: .catalog) }))
     router.add(middleware: PercentEncodingMiddleware())
     router.add(middleware: BodyLimitMiddleware())
-    router.add(middleware: UTF8BodyMiddleware())
-    router.add(middleware: NullValueMiddleware())
+    // Who is calling is settled before any of the body is judged: without a key, 401, not a validation error.
     router.add(middleware: AuthenticationMiddleware(
         keys: database.keys, rateLimiter: RateLimiter(rate: limits.requestsPerSecondPerKey, burst: limits.burstPerKey)))
+    router.add(middleware: UTF8BodyMiddleware())
+    router.add(middleware: NullValueMiddleware())
     router.add(middleware: IdempotencyMiddleware(store: database.idempotency))
     router.add(middleware: StoreKitFileMiddleware())
     router.get("/openapi.yaml") { _, _ -> Response in

@@ -130,9 +130,9 @@ final class ClosingConnections: Sendable {
         return watch
     }
 
-    /// How many connections are watched and how many operations wait on them, for tests.
-    var load: (connections: Int, operations: Int) {
-        state.withLock { state in (state.running.count, state.running.values.reduce(0) { $0 + $1.count }) }
+    /// How many operations wait on `connection` closing, for tests.
+    func operations(on connection: PostgresConnection) -> Int {
+        state.withLock { $0.running[ObjectIdentifier(connection)]?.count ?? 0 }
     }
 
     func unwatch(_ watch: Watch) {

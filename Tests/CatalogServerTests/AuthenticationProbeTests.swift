@@ -52,4 +52,29 @@ struct AuthenticationProbeTests {
             #expect(apps.items.map(\.bundleId) == [world.app])
         }
     }
+
+    @Test("without a key: 401 before the body or the query is judged; the public routes answer anyway")
+    func noKeyBeforeValidation() async throws {
+        let fixture = try await APIFixture.forSuite("authentication_probes")
+        try await fixture.run { api in
+            let refused: [(HTTPRequest.Method, String, String?)] = [
+                (.post, "/v1/apps", #"{"bundleId": "com.nokey", "name": "x", "unknown": 1}"#),
+                (.post, "/v1/apps", #"{"bundleId": "com.nokey", "name": null}"#),
+                (.patch, "/v1/apps/com.nokey", "not json"),
+                (.post, "/v1/apps/com.nokey/products/p/actions", #"{"action": "fly"}"#),
+                (.get, "/v1/apps?limit=100000", nil),
+                (.get, "/v1/history?since=yesterday", nil),
+                (.get, "/v1/nowhere", nil),
+            ]
+            for (method, path, body) in refused {
+                let response = try await api.send(method, path, body: body)
+                #expect(throws: Never.self, "\(method) \(path)") { try problem(response, .unauthorized, "unauthorized") }
+            }
+            for path in ["/v1/health/live", "/openapi.yaml", "/metrics"] {
+                #expect(try await api.send(.get, path).status == .ok, "\(path)")
+            }
+            #expect(try await api.send(.get, "/v1/health/ready").status != .unauthorized)
+            #expect(try await api.send(.get, "/v1/apps/com.nokey/product-identifiers").status == .notFound)
+        }
+    }
 }

@@ -233,13 +233,17 @@ struct HistoryAPITests {
                 "reviewNote": "v2", "price": ["currency": "USD", "amount": "4.99"], "level": 2,
                 "introductoryOffer": ["paymentMode": "FREE_TRIAL", "period": "P1W"]]), .ok, as: Components.Schemas.Product.self))
             try await record(try await api.move(.submitChange, app, "sub", key: keys.developer))
+            let events = try await api.history(app, "sub", key: keys.auditor)
             for (instant, answered) in answers {
                 let then = instant.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
                 let rebuilt = try expect(try await api.send(.get, "/v1/apps/\(app)/products/sub?asOf=\(then)", key: keys.auditor),
                                          .ok, as: Components.Schemas.Product.self)
-                // The past's times are its events' times, taken by the database a moment after the answer's.
-                #expect(abs(rebuilt.updatedAt.timeIntervalSince(answered.updatedAt)) < 1)
-                #expect(abs(rebuilt.createdAt.timeIntervalSince(answered.createdAt)) < 1)
+                // The past's times are its events' times (taken by the database a moment after the answer's,
+                // more than a second later on a loaded machine): the event that made this version, and the first.
+                let made = try #require(events.first { $0.productVersion == answered.version })
+                #expect(abs(rebuilt.updatedAt.timeIntervalSince(made.at)) < 0.001, "\(rebuilt.updatedAt) \(made.at)")
+                let created = try #require(events.min { $0.sequence < $1.sequence })
+                #expect(abs(rebuilt.createdAt.timeIntervalSince(created.at)) < 0.001)
                 var expected = answered
                 expected.allowedActions = []
                 expected.createdAt = rebuilt.createdAt

@@ -2,9 +2,10 @@ import CatalogStore
 import Hummingbird
 
 /// Resolves `Authorization: Bearer <token>` to its API key for the rest of the request. A request without
-/// the header goes on without a key (public routes need none; the others answer 401); a header with an
-/// unknown, revoked or expired token is refused at once, whatever the route. A key over its rate limit is
-/// answered 429 with `Retry-After`.
+/// the header goes on only to a public route; anything else answers 401 at once, before its body or query is
+/// read (a caller without a key learns nothing from validation errors). A header with an unknown, revoked
+/// or expired token is refused at once, whatever the route. A key over its rate limit is answered 429 with
+/// `Retry-After`.
 struct AuthenticationMiddleware<Context: RequestContext>: RouterMiddleware {
     let keys: KeyRepository
     let rateLimiter: RateLimiter
@@ -13,6 +14,7 @@ struct AuthenticationMiddleware<Context: RequestContext>: RouterMiddleware {
         async throws -> Response
     {
         guard let header = request.headers[.authorization] else {
+            guard Self.isPublic(request) else { throw Unauthenticated(reason: "send Authorization: Bearer <key>") }
             return try await next(request, context)
         }
         let parts = header.split(separator: " ", maxSplits: 1)
@@ -30,6 +32,16 @@ struct AuthenticationMiddleware<Context: RequestContext>: RouterMiddleware {
         }
         return try await RequestScope.$key.withValue(key) {
             try await next(request, context)
+        }
+    }
+
+    /// The routes anyone may read: health, the product identifiers, the OpenAPI document and the metrics
+    /// (the document's operations with `security: []`, and the two routes outside it).
+    static func isPublic(_ request: Request) -> Bool {
+        guard request.method == .get || request.method == .head else { return false }
+        switch request.uri.path {
+        case "/v1/health/live", "/v1/health/ready", "/openapi.yaml", "/metrics": return true
+        default: return IdentifierRoute.match(request.uri) != nil
         }
     }
 }
