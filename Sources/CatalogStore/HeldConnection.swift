@@ -103,21 +103,32 @@ extension PostgresConnection {
 final class ClosingConnections: Sendable {
     static let shared = ClosingConnections()
 
+    /// A connection: its object and its id in the pool (an object's address may be reused once it is gone).
+    struct Key: Hashable {
+        let object: ObjectIdentifier
+        let id: PostgresConnection.ID
+
+        init(_ connection: PostgresConnection) {
+            object = ObjectIdentifier(connection)
+            id = connection.id
+        }
+    }
+
     struct Watch {
-        let connection: ObjectIdentifier
+        let connection: Key
         let id: UInt64
     }
 
     private struct State {
         var nextID: UInt64 = 0
-        var running: [ObjectIdentifier: [UInt64: @Sendable () -> Void]] = [:]
+        var running: [Key: [UInt64: @Sendable () -> Void]] = [:]
     }
 
     private let state = Mutex(State())
 
     /// Calls `closed` if `connection` closes before ``unwatch(_:)``.
     func watch(_ connection: PostgresConnection, closed: @escaping @Sendable () -> Void) -> Watch {
-        let key = ObjectIdentifier(connection)
+        let key = Key(connection)
         let (watch, first) = state.withLock { state -> (Watch, Bool) in
             state.nextID += 1
             let first = state.running[key] == nil
@@ -132,14 +143,14 @@ final class ClosingConnections: Sendable {
 
     /// How many operations wait on `connection` closing, for tests.
     func operations(on connection: PostgresConnection) -> Int {
-        state.withLock { $0.running[ObjectIdentifier(connection)]?.count ?? 0 }
+        state.withLock { $0.running[Key(connection)]?.count ?? 0 }
     }
 
     func unwatch(_ watch: Watch) {
         state.withLock { _ = $0.running[watch.connection]?.removeValue(forKey: watch.id) }
     }
 
-    private func closed(_ key: ObjectIdentifier) {
+    private func closed(_ key: Key) {
         let running = state.withLock { $0.running.removeValue(forKey: key) } ?? [:]
         for closed in running.values { closed() }
     }
