@@ -66,14 +66,7 @@ extension Problem {
     /// A body whose JSON is malformed is a bad request; JSON of the wrong shape names the field and the rule.
     private init(decodingError: DecodingError) {
         func path(_ codingPath: [any CodingKey], _ last: (any CodingKey)? = nil) -> String {
-            var text = ""
-            for key in codingPath + (last.map { [$0] } ?? []) {
-                if let index = key.intValue {
-                    text += "[\(index)]"
-                } else {
-                    text += text.isEmpty ? key.stringValue : ".\(key.stringValue)"
-                }
-            }
+            let text = DecodingError.jsonPath(codingPath, last)
             return text.isEmpty ? "body" : text
         }
         switch decodingError {
@@ -87,7 +80,7 @@ extension Problem {
         case .dataCorrupted(let context) where context.codingPath.isEmpty:
             self = Problem("bad-request", .badRequest, "The body is not valid JSON",
                            detail: "send a JSON object with Content-Type: application/json")
-        case .dataCorrupted(let context) where context.debugDescription.hasPrefix(Self.additionalPropertiesPrefix):
+        case .dataCorrupted(let context) where decodingError.isUnknownMember:
             // A field a request does not have (a misspelt one would otherwise change nothing, silently).
             self = .validation([FieldProblem(field: path(context.codingPath), rule: "unknown",
                                              message: "is not a field of this request")])
@@ -126,9 +119,6 @@ extension Problem {
         default: self = .internalError
         }
     }
-
-    /// How OpenAPIRuntime words the error for a key a closed (`additionalProperties: false`) object lacks.
-    private static let additionalPropertiesPrefix = "Additional properties are disabled"
 
     private static func jsonTypeName(_ type: Any.Type) -> String {
         switch type {

@@ -4,62 +4,49 @@ typealias Reading<Value> = (StoreKitJSON, StoreKitJSONPath, IssueLog) -> Value?
 /// The value checks shared by every model type.
 enum Expect {
     static func string(_ value: StoreKitJSON, at path: StoreKitJSONPath, log: IssueLog) -> String? {
-        guard let string = value.stringValue else {
-            log.typeMismatch(expected: "a string", found: value, at: path)
-            return nil
-        }
-        return string
+        typed(value.stringValue, "a string", value, at: path, log: log)
     }
 
     static func bool(_ value: StoreKitJSON, at path: StoreKitJSONPath, log: IssueLog) -> Bool? {
-        guard let flag = value.boolValue else {
-            log.typeMismatch(expected: "a boolean", found: value, at: path)
-            return nil
-        }
-        return flag
+        typed(value.boolValue, "a boolean", value, at: path, log: log)
     }
 
     /// Accepts `2.0` as 2, since Xcode reads numbers through `NSNumber` and would too.
     static func integer(_ value: StoreKitJSON, at path: StoreKitJSONPath, log: IssueLog) -> Int? {
-        guard let integer = value.intValue else {
-            log.typeMismatch(expected: "an integer", found: value, at: path)
-            return nil
-        }
-        return integer
+        typed(value.intValue, "an integer", value, at: path, log: log)
     }
 
     static func positiveInteger(_ value: StoreKitJSON, at path: StoreKitJSONPath, log: IssueLog) -> Int? {
-        guard let integer = integer(value, at: path, log: log) else { return nil }
-        guard integer >= 1 else {
-            log.add("expected an integer of at least 1, found \(integer)", at: path)
-            return nil
-        }
-        return integer
+        integer(value, atLeast: 1, at: path, log: log)
     }
 
     static func nonNegativeInteger(_ value: StoreKitJSON, at path: StoreKitJSONPath, log: IssueLog) -> Int? {
+        integer(value, atLeast: 0, at: path, log: log)
+    }
+
+    private static func integer(_ value: StoreKitJSON, atLeast minimum: Int, at path: StoreKitJSONPath,
+                                log: IssueLog) -> Int? {
         guard let integer = integer(value, at: path, log: log) else { return nil }
-        guard integer >= 0 else {
-            log.add("expected an integer of at least 0, found \(integer)", at: path)
+        guard integer >= minimum else {
+            log.add("expected an integer of at least \(minimum), found \(integer)", at: path)
             return nil
         }
         return integer
     }
 
     static func number(_ value: StoreKitJSON, at path: StoreKitJSONPath, log: IssueLog) -> Double? {
-        guard let number = value.doubleValue else {
-            log.typeMismatch(expected: "a number", found: value, at: path)
-            return nil
-        }
-        return number
+        typed(value.doubleValue, "a number", value, at: path, log: log)
     }
 
     static func object(_ value: StoreKitJSON, at path: StoreKitJSONPath, log: IssueLog) -> StoreKitJSONObject? {
-        guard let object = value.objectValue else {
-            log.typeMismatch(expected: "an object", found: value, at: path)
-            return nil
-        }
-        return object
+        typed(value.objectValue, "an object", value, at: path, log: log)
+    }
+
+    /// `extracted`, or `nil` after logging that `value` is not `expected`.
+    private static func typed<Value>(_ extracted: Value?, _ expected: String, _ value: StoreKitJSON,
+                                     at path: StoreKitJSONPath, log: IssueLog) -> Value? {
+        if extracted == nil { log.typeMismatch(expected: expected, found: value, at: path) }
+        return extracted
     }
 
     /// A price as the format writes it: a string of digits with an optional

@@ -45,6 +45,14 @@ struct AuthenticationProbeTests {
                 let response = try await ProbeRequests.send(api, operation, values: try await world.values(api), headers: [:])
                 #expect(throws: Never.self, "\(operation) without a key") { try problem(response, .unauthorized, "unauthorized") }
             }
+            // The document's public operations (`security: []`) answer without a key: the middleware's list
+            // of public routes and the document agree.
+            let open = try await api.servedOperations().filter { !$0.needsKey }
+            #expect(open.count >= 3)
+            for operation in open {
+                let response = try await ProbeRequests.send(api, operation, values: try await world.values(api), headers: [:])
+                #expect(response.status == .ok, "\(operation) without a key: \(response.status)")
+            }
             // The keys that were refused are still refused afterwards, and nothing was created by them.
             _ = try problem(try await api.send(.get, "/v1/me", key: revoked.token), .unauthorized, "unauthorized")
             let apps = try expect(try await api.send(.get, "/v1/apps?limit=200", key: world.keys.admin), .ok,

@@ -86,21 +86,13 @@ enum JSONFile {
     static func describe(_ error: any Error) -> String {
         guard let error = error as? DecodingError else { return "\(error)" }
         func path(_ keys: [any CodingKey]) -> String {
-            var text = ""
-            for key in keys {
-                if let index = key.intValue {
-                    text += "[\(index)]"
-                } else {
-                    text += text.isEmpty ? key.stringValue : ".\(key.stringValue)"
-                }
-            }
+            let text = DecodingError.jsonPath(keys)
             return text.isEmpty ? "the top level" : text
         }
         switch error {
         case .dataCorrupted(let context) where context.codingPath.isEmpty:
             return "not valid JSON" + underlyingReason(context)
-        case .dataCorrupted(let context) where context.debugDescription.hasPrefix("Additional properties are disabled"):
-            // A closed object of the API's document (a request body) met a member it does not have.
+        case .dataCorrupted(let context) where error.isUnknownMember:
             return "unknown field \(path(context.codingPath))"
         case .dataCorrupted(let context):
             return "\(path(context.codingPath)): \(context.debugDescription)"

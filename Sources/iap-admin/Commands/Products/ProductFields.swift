@@ -27,7 +27,7 @@ struct ProductFields: ParsableArguments {
     @Option(name: .customLong("display-name"), help: ArgumentHelp("The name shown in the App Store, 2-30 characters.", valueName: "text"))
     var displayName: String?
 
-    @Option(help: ArgumentHelp("The description shown in the App Store, 1-45 characters.", valueName: "text"))
+    @Option(help: ArgumentHelp("The description shown in the App Store, 1-45 characters (55 for an auto-renewable subscription).", valueName: "text"))
     var description: String?
 
     @Flag(inversion: .prefixedNo, help: "Whether family members share the purchase (once on, it stays on).")
