@@ -13,6 +13,8 @@ public final class AdmissionGate: Sendable {
     private struct Waiter {
         let id: UInt64
         let continuation: CheckedContinuation<Void, any Error>
+        /// Gives the waiter up when the wait is over.
+        let timeout: Alarm
     }
 
     private struct State {
@@ -59,18 +61,18 @@ public final class AdmissionGate: Sendable {
                         return true
                     }
                     guard state.waiters.count < maxWaiting else { return false }
-                    state.waiters.append(Waiter(id: id, continuation: continuation))
+                    // Set under the lock, so that it cannot ring before the waiter is in the queue.
+                    let alarm = Alarm(after: timeout) { [weak self] in
+                        self?.abandon(id, StoreUnavailable(
+                            description: "no database connection became free within \(timeout.components.seconds) s"))
+                    }
+                    state.waiters.append(Waiter(id: id, continuation: continuation, timeout: alarm))
                     return true
                 }
                 guard queued else {
                     continuation.resume(throwing: StoreUnavailable(
                         description: "the database is saturated: \(maxWaiting) requests are already waiting"))
                     return
-                }
-                Task { [weak self] in
-                    try? await Task.sleep(for: timeout)
-                    self?.abandon(id, StoreUnavailable(
-                        description: "no database connection became free within \(timeout.components.seconds) s"))
                 }
             }
         } onCancel: {
@@ -84,6 +86,7 @@ public final class AdmissionGate: Sendable {
             guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
             return state.waiters.remove(at: index)
         }
+        waiter?.timeout.cancel()
         waiter?.continuation.resume(throwing: error)
     }
 
@@ -96,6 +99,7 @@ public final class AdmissionGate: Sendable {
             }
             return state.waiters.removeFirst()
         }
+        next?.timeout.cancel()
         next?.continuation.resume()
     }
 }

@@ -57,7 +57,8 @@ public struct Database: Sendable {
         return try await client.query(query, logger: logger)
     }
 
-    /// Runs `work` holding a permit of the gate and a connection, turning PostgreSQL's errors into the
+    /// Runs `work` holding a permit of the gate and a connection (its scope's, see ``withOneConnection(_:)``,
+    /// or one of its own), turning PostgreSQL's errors into the
     /// catalog's: a constraint the client broke becomes a ``CatalogError``, a database that cannot be reached
     /// or a connection that cannot be had in time becomes ``StoreUnavailable``.
     @discardableResult
@@ -65,6 +66,10 @@ public struct Database: Sendable {
         do {
             // An operation made of several statements holds one connection for all of them.
             guard let gate, Self.held == nil else { return try await work() }
+            if let scope = Self.scope {
+                let connection = try await scope.connection { try await hold(gate) }
+                return try await Self.$held.withValue(connection, operation: work)
+            }
             let held = try await hold(gate)
             defer { held.release() }
             return try await Self.$held.withValue(held.connection, operation: work)

@@ -43,9 +43,8 @@ final class HeldConnection: Sendable {
                 handing.finish(throwing: error)
             }
         }
-        let timer = Task {
-            try await Task.sleep(for: timeout)
-            let milliseconds = timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000
+        let milliseconds = timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000
+        let timer = Alarm(after: timeout) {
             handing.finish(throwing: StoreUnavailable(
                 description: "no database connection could be had within \(milliseconds) ms"))
         }

@@ -75,7 +75,7 @@ struct ConcurrencyAPITests {
                 return try await group.reduce(into: [HTTPResponse.Status]()) { $0.append($1) }
             }
             #expect(statuses.filter { $0 == .created }.count == 1)
-            #expect(statuses.filter { $0 == .conflict }.count == 11)
+            #expect(statuses.filter { $0 == .conflict }.count == 11, "\(statuses)")
             #expect(try await api.history(app, "same", key: keys.auditor).count == 1)
         }
     }

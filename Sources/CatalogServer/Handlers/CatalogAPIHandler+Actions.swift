@@ -8,7 +8,8 @@ extension CatalogAPIHandler {
         guard case .json(let body) = input.body else { throw Problem(status: .unsupportedMediaType) }
         let action: ReviewAction = EnumMapping.convert(body.action)
         do {
-            let output = try await perform(action, input, body)
+            // Its reads and its write on one connection (ConnectionScope).
+            let output = try await database.withOneConnection { try await perform(action, input, body) }
             metrics.action(action, outcome: "applied")
             return output
         } catch {

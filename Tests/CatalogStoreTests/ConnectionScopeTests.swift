@@ -1,0 +1,103 @@
+@testable import CatalogStore
+import CatalogTestSupport
+import Foundation
+import PostgresNIO
+import Synchronization
+import Testing
+
+/// A request's operations share one connection and one permit of the gate, leased by the first and given back
+/// at the end; the gate's wait still bounds the first.
+@Suite("One connection per request", .timeLimit(.minutes(1)))
+struct ConnectionScopeTests {
+    @Test("the operations of a scope run on one connection, with one permit, given back at the end")
+    func operationsShareOneConnection() async throws {
+        let url = try await TestDatabase.forSuite("connection_scope")
+        try await TestDatabase.withClient(url) { client in
+            let gate = AdmissionGate(permits: 3, maxWaiting: 0, timeout: .seconds(5))
+            let database = Database(client: client, logger: TestDatabase.logger, gate: gate)
+            let pids = try await database.withOneConnection {
+                var pids: [Int32] = []
+                for _ in 0..<3 {
+                    pids.append(try await database.execute("SELECT pg_backend_pid()").first!.decode(Int32.self))
+                    #expect(gate.load.running == 1)
+                }
+                let inTransaction = Mutex<Int32?>(nil)
+                try await database.translatingErrors {
+                    try await database.inTransaction { connection in
+                        let rows = try await connection.query("SELECT pg_backend_pid()", logger: TestDatabase.logger)
+                            .collect()
+                        let pid = try rows.first!.decode(Int32.self)
+                        inTransaction.withLock { $0 = pid }
+                    }
+                }
+                pids.append(try #require(inTransaction.withLock { $0 }))
+                return pids
+            }
+            #expect(Set(pids).count == 1, "\(pids)")
+            #expect(gate.load.running == 0)
+            // Without a scope, each operation takes and gives back its own.
+            try await database.execute("SELECT 1")
+            #expect(gate.load.running == 0)
+        }
+    }
+
+    @Test("a scope that never needs the database takes nothing")
+    func unusedScopeTakesNothing() async throws {
+        let url = try await TestDatabase.forSuite("connection_scope_unused")
+        try await TestDatabase.withClient(url) { client in
+            let gate = AdmissionGate(permits: 1, maxWaiting: 0, timeout: .seconds(5))
+            let database = Database(client: client, logger: TestDatabase.logger, gate: gate)
+            try await database.withOneConnection { #expect(gate.load.running == 0) }
+            // The one permit is free for someone else.
+            try await database.execute("SELECT 1")
+        }
+    }
+
+    @Test("a scope gives its connection back when its work fails, and an error inside leaves the connection usable")
+    func failureGivesBack() async throws {
+        let url = try await TestDatabase.forSuite("connection_scope_failure")
+        try await TestDatabase.withClient(url) { client in
+            let gate = AdmissionGate(permits: 1, maxWaiting: 0, timeout: .seconds(5))
+            let database = Database(client: client, logger: TestDatabase.logger, gate: gate)
+            struct Refused: Error {}
+            let divisionRefused = Mutex(false)
+            await #expect(throws: Refused.self) {
+                try await database.withOneConnection {
+                    do { try await database.execute("SELECT 1/0") } catch { divisionRefused.withLock { $0 = true } }
+                    try await database.execute("SELECT 1")
+                    throw Refused()
+                }
+            }
+            #expect(divisionRefused.withLock { $0 })
+            #expect(gate.load.running == 0)
+            try await database.execute("SELECT 1")
+        }
+    }
+
+    @Test("a waiter that gets its permit is not abandoned when its wait would have ended")
+    func grantedWaiterKeepsItsPermit() async throws {
+        let gate = AdmissionGate(permits: 1, maxWaiting: 1, timeout: .milliseconds(200))
+        try await gate.acquire()
+        async let waiter: Void = gate.acquire()
+        while gate.load.waiting == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        gate.release()
+        try await waiter
+        try await Task.sleep(for: .milliseconds(400))
+        #expect(gate.load.running == 1 && gate.load.waiting == 0)
+        gate.release()
+        #expect(gate.load.running == 0)
+    }
+
+    @Test("a waiter whose wait ends is refused as unavailable and leaves the queue")
+    func waiterTimesOut() async throws {
+        let gate = AdmissionGate(permits: 1, maxWaiting: 1, timeout: .milliseconds(100))
+        try await gate.acquire()
+        let clock = ContinuousClock()
+        let start = clock.now
+        await #expect(throws: StoreUnavailable.self) { try await gate.acquire() }
+        #expect(clock.now - start >= .milliseconds(100))
+        #expect(gate.load.waiting == 0)
+        gate.release()
+        #expect(gate.load.running == 0)
+    }
+}
