@@ -5,8 +5,8 @@ import PostgresNIO
 /// connection, which are set for every database operation and almost always cancelled.
 ///
 /// Not `Task.sleep`: a cancelled sleep keeps its timer and about 250 bytes until its deadline has passed
-/// (swiftlang/swift#60441), which made the service's memory grow with the operations it served. A task scheduled
-/// on an event loop is taken out of the loop's queue when it is cancelled.
+/// (swiftlang/swift#60441); with one per operation, the service's memory grew with the operations it served
+/// (docs/performance.md). A task scheduled on an event loop is taken out of the loop's queue when cancelled.
 struct Alarm: Sendable {
     private let scheduled: Scheduled<Void>
 

@@ -58,9 +58,9 @@ public struct Database: Sendable {
     }
 
     /// Runs `work` holding a permit of the gate and a connection (its scope's, see ``withOneConnection(_:)``,
-    /// or one of its own), turning PostgreSQL's errors into the
-    /// catalog's: a constraint the client broke becomes a ``CatalogError``, a database that cannot be reached
-    /// or a connection that cannot be had in time becomes ``StoreUnavailable``.
+    /// or one of its own), turning PostgreSQL's errors into the catalog's: a constraint the client broke
+    /// becomes a ``CatalogError``, a database that cannot be reached or a connection that cannot be had in time
+    /// becomes ``StoreUnavailable``.
     @discardableResult
     func translatingErrors<Result>(_ work: () async throws -> Result) async throws -> Result {
         do {

@@ -5,9 +5,9 @@ import PostgresNIO
 import Synchronization
 import Testing
 
-/// A request's operations share one connection and one permit of the gate, leased by the first and given back
-/// at the end; the gate's wait still bounds the first.
-@Suite("One connection per request", .timeLimit(.minutes(1)))
+/// The operations of a scope (an action's reads and write) share one connection and one permit of the gate,
+/// leased by the first and given back at the end; the waits for a permit end on time (`Alarm`).
+@Suite("One connection for a scope's operations; waits that end on time", .timeLimit(.minutes(1)))
 struct ConnectionScopeTests {
     @Test("the operations of a scope run on one connection, with one permit, given back at the end")
     func operationsShareOneConnection() async throws {
@@ -74,18 +74,21 @@ struct ConnectionScopeTests {
         }
     }
 
-    @Test("a waiter that gets its permit is not abandoned when its wait would have ended")
-    func grantedWaiterKeepsItsPermit() async throws {
-        let gate = AdmissionGate(permits: 1, maxWaiting: 1, timeout: .milliseconds(200))
-        try await gate.acquire()
-        async let waiter: Void = gate.acquire()
-        while gate.load.waiting == 0 { try await Task.sleep(for: .milliseconds(5)) }
-        gate.release()
-        try await waiter
-        try await Task.sleep(for: .milliseconds(400))
-        #expect(gate.load.running == 1 && gate.load.waiting == 0)
-        gate.release()
-        #expect(gate.load.running == 0)
+    @Test("an alarm rings once after its delay; a cancelled one never rings")
+    func alarms() async throws {
+        let rung = Mutex<[String]>([])
+        let clock = ContinuousClock()
+        let start = clock.now
+        let ringing = Alarm(after: .milliseconds(50)) { rung.withLock { $0.append("ringing") } }
+        let cancelled = Alarm(after: .milliseconds(50)) { rung.withLock { $0.append("cancelled") } }
+        cancelled.cancel()
+        while rung.withLock({ $0.isEmpty }) && clock.now - start < .seconds(5) {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(clock.now - start >= .milliseconds(50))
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(rung.withLock { $0 } == ["ringing"])
+        ringing.cancel()
     }
 
     @Test("a waiter whose wait ends is refused as unavailable and leaves the queue")
