@@ -11,10 +11,7 @@ import Testing
 struct ConnectionScopeTests {
     @Test("the operations of a scope run on one connection, with one permit, given back at the end")
     func operationsShareOneConnection() async throws {
-        let url = try await TestDatabase.forSuite("connection_scope")
-        try await TestDatabase.withClient(url) { client in
-            let gate = AdmissionGate(permits: 3, maxWaiting: 0, timeout: .seconds(5))
-            let database = Database(client: client, logger: TestDatabase.logger, gate: gate)
+        try await StoreFixtures.withGate("connection_scope", permits: 3) { database, gate, _ in
             let pids = try await database.withOneConnection {
                 var pids: [Int32] = []
                 for _ in 0..<3 {
@@ -43,10 +40,7 @@ struct ConnectionScopeTests {
 
     @Test("a scope that never needs the database takes nothing")
     func unusedScopeTakesNothing() async throws {
-        let url = try await TestDatabase.forSuite("connection_scope_unused")
-        try await TestDatabase.withClient(url) { client in
-            let gate = AdmissionGate(permits: 1, maxWaiting: 0, timeout: .seconds(5))
-            let database = Database(client: client, logger: TestDatabase.logger, gate: gate)
+        try await StoreFixtures.withGate("connection_scope_unused", permits: 1) { database, gate, _ in
             try await database.withOneConnection { #expect(gate.load.running == 0) }
             // The one permit is free for someone else.
             try await database.execute("SELECT 1")
@@ -55,10 +49,7 @@ struct ConnectionScopeTests {
 
     @Test("a scope gives its connection back when its work fails, and an error inside leaves the connection usable")
     func failureGivesBack() async throws {
-        let url = try await TestDatabase.forSuite("connection_scope_failure")
-        try await TestDatabase.withClient(url) { client in
-            let gate = AdmissionGate(permits: 1, maxWaiting: 0, timeout: .seconds(5))
-            let database = Database(client: client, logger: TestDatabase.logger, gate: gate)
+        try await StoreFixtures.withGate("connection_scope_failure", permits: 1) { database, gate, _ in
             struct Refused: Error {}
             let divisionRefused = Mutex(false)
             await #expect(throws: Refused.self) {

@@ -11,10 +11,7 @@ import Testing
 struct EndedConnectionTests {
     @Test("a statement on a held connection the database ended is 'unavailable', never left waiting")
     func statementOnEndedConnection() async throws {
-        let url = try await TestDatabase.forSuite("ended_connection")
-        try await TestDatabase.withClient(url) { client in
-            let gate = AdmissionGate(permits: 2, maxWaiting: 0, timeout: .seconds(5))
-            let database = Database(client: client, logger: TestDatabase.logger, gate: gate)
+        try await StoreFixtures.withGate("ended_connection", permits: 2) { database, gate, url in
             let outcome = try await database.translatingErrors { () async throws -> String in
                 let pid = try await database.execute("SELECT pg_backend_pid()").first!.decode(Int32.self)
                 try await TestDatabase.execute("SELECT pg_terminate_backend(\(pid))", in: url)
@@ -39,10 +36,7 @@ struct EndedConnectionTests {
 
     @Test("a transaction on a held connection the database ended is 'unavailable', never left waiting")
     func transactionOnEndedConnection() async throws {
-        let url = try await TestDatabase.forSuite("ended_connection_transaction")
-        try await TestDatabase.withClient(url) { client in
-            let gate = AdmissionGate(permits: 2, maxWaiting: 0, timeout: .seconds(5))
-            let database = Database(client: client, logger: TestDatabase.logger, gate: gate)
+        try await StoreFixtures.withGate("ended_connection_transaction", permits: 2) { database, gate, url in
             let thrown = await #expect(throws: StoreUnavailable.self) {
                 try await database.translatingErrors {
                     let pid = try await database.execute("SELECT pg_backend_pid()").first!.decode(Int32.self)
@@ -63,10 +57,8 @@ struct EndedConnectionTests {
 
     @Test("operations watch their connection for closing without leaving anything behind")
     func watchesAreDropped() async throws {
-        let url = try await TestDatabase.forSuite("ended_connection_watches")
-        try await TestDatabase.withClient(url, maximumConnections: 2) { client in
-            let gate = AdmissionGate(permits: 2, maxWaiting: 100, timeout: .seconds(120))
-            let database = Database(client: client, logger: TestDatabase.logger, gate: gate)
+        try await StoreFixtures.withGate("ended_connection_watches", permits: 2, maxWaiting: 100, timeout: .seconds(120),
+                                         maximumConnections: 2) { database, _, _ in
             let used = try await withThrowingTaskGroup(of: PostgresConnection.self) { group in
                 for _ in 0..<40 {
                     group.addTask {

@@ -44,6 +44,20 @@ enum StoreFixtures {
         return next
     }
 
+    /// The database as the service reaches it, through a gate of `permits` (and `maxWaiting`, `timeout`), on a
+    /// client of its own to the database of `suite`; `body` gets the gate to watch and the URL to act as another
+    /// client.
+    static func withGate<Result: Sendable>(
+        _ suite: String, permits: Int, maxWaiting: Int = 0, timeout: Duration = .seconds(5),
+        maximumConnections: Int = 20, _ body: @Sendable (Database, AdmissionGate, DatabaseURL) async throws -> Result
+    ) async throws -> Result {
+        let url = try await TestDatabase.forSuite(suite)
+        return try await TestDatabase.withClient(url, maximumConnections: maximumConnections) { client in
+            let gate = AdmissionGate(permits: permits, maxWaiting: maxWaiting, timeout: timeout)
+            return try await body(Database(client: client, logger: TestDatabase.logger, gate: gate), gate, url)
+        }
+    }
+
     /// Runs raw SQL to its end (PostgresNIO reports a statement's error only to whoever reads its rows).
     static func run(_ sql: String, in database: Database) async throws {
         _ = try await database.client.query(PostgresQuery(unsafeSQL: sql)).collect()
