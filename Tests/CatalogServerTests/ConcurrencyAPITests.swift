@@ -65,17 +65,19 @@ struct ConcurrencyAPITests {
         try await fixture.run { api in
             let app = "com.race.create"
             try await api.createApp(app, key: keys.admin)
-            let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+            let answers = try await withThrowingTaskGroup(of: TestResponse.self) { group in
                 for index in 0..<12 {
                     group.addTask {
                         try await api.send(.post, "/v1/apps/\(app)/products", key: keys.developer, json: [
-                            "productId": "same", "referenceName": "Name \(index)", "type": "CONSUMABLE"]).status
+                            "productId": "same", "referenceName": "Name \(index)", "type": "CONSUMABLE"])
                     }
                 }
-                return try await group.reduce(into: [HTTPResponse.Status]()) { $0.append($1) }
+                return try await group.reduce(into: [TestResponse]()) { $0.append($1) }
             }
+            let statuses = answers.map(\.status)
             #expect(statuses.filter { $0 == .created }.count == 1)
-            #expect(statuses.filter { $0 == .conflict }.count == 11, "\(statuses)")
+            #expect(statuses.filter { $0 == .conflict }.count == 11,
+                    "\(answers.filter { $0.status != .conflict }.map { "\($0.status) \(String(buffer: $0.body))" })")
             #expect(try await api.history(app, "same", key: keys.auditor).count == 1)
         }
     }
