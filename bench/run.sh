@@ -32,8 +32,9 @@
 #   ACTIONS_CONNECTIONS [32] ACTIONS_THREADS [2] ACTIONS_DURATION [20] ACTIONS_WARMUP [5]
 #   ACTIONS_APPS [32] ACTIONS_PER_APP [100]     the transition benchmark's apps and their products
 #   RSS_APPS [200] RSS_PER_APP [500]            the 100,000-product catalog
-#   BENCH_FORCE_RELOAD=1     reload both databases (else $S_DB is reloaded when load.sql, its parameters or
-#                            the migrations change, and $S_DB_100K likewise)
+#   BENCH_FORCE_RELOAD=1     reload both databases (else $S_DB is reloaded when load.sql or its parameters
+#                            change, or a migration it was loaded under is gone or renamed; new migrations are
+#                            applied to the loaded catalog; $S_DB_100K likewise)
 #   BENCH_REUSE_ROUNDS=DIR   with BENCH_STEPS without "rounds": report DIR's rounds with this run's other steps
 #   BENCH_KEEP=1             leave S, the peers and PostgreSQL running at the end (to profile: perf record -g -p PID)
 #   BENCH_DOC [docs/performance.md]  "" = do not write it
@@ -169,12 +170,16 @@ SQL
 
 load_db() {  # DB APPS PER_APP: (re)create, migrate and load DB unless it holds exactly this catalog already
   local db="$1" apps="$2" per_app="$3" params have t0
-  params="load=$(grep -v '^ *--' "$OUT/load.sql" | sha256sum | cut -c1-12) migrations=$(echo "$MIGRATIONS" | md5sum | cut -c1-8)"
+  params="load=$(grep -v '^ *--' "$OUT/load.sql" | sha256sum | cut -c1-12)"
   params+=" apps=$apps per_app=$per_app ready_pct=$BENCH_READY_PCT hot_app=$BENCH_HOT_APP hot_products=$BENCH_HOT_PRODUCTS"
   params+=" hot_ready_pct=$BENCH_HOT_READY_PCT actions_apps=$ACTIONS_APPS actions_per_app=$ACTIONS_PER_APP"
   have="$(psql_as postgres -Atc "SELECT shobj_description(oid, 'pg_database') FROM pg_database WHERE datname = '$db'")"
-  if [ "$have" = "$params" ] && [ "${BENCH_FORCE_RELOAD:-0}" != 1 ]; then
-    log "$db: catalog already loaded ($params); migrating only"
+  # Loaded by the same load.sql with the same parameters, under migrations that are the first of this build's:
+  # the missing ones are applied as they would be in production (forward-only), and the catalog is kept.
+  local have_migrations="${have#* migrations=}"
+  if [ "${have% migrations=*}" = "$params" ] && [ -n "$have_migrations" ] \
+    && [ "${MIGRATIONS#"$have_migrations"}" != "$MIGRATIONS" ] && [ "${BENCH_FORCE_RELOAD:-0}" != 1 ]; then
+    log "$db: catalog already loaded ($params, under $have_migrations); migrating only"
     as_bench env DATABASE_URL="$(url_of "$BENCH_PGUSER" "$db")" LOG_LEVEL=warning "$SERVER" migrate >/dev/null
     return
   fi
@@ -187,7 +192,7 @@ load_db() {  # DB APPS PER_APP: (re)create, migrate and load DB unless it holds 
     -v actions_prefix="$ACTIONS_PREFIX" -v actions_apps="$ACTIONS_APPS" -v actions_per_app="$ACTIONS_PER_APP" \
     -f - < "$OUT/load.sql" | sed 's/^/  /'
   log "$db: loaded in $(( $(date +%s) - t0 )) s"
-  psql_as postgres -c "COMMENT ON DATABASE $db IS '$params'"
+  psql_as postgres -c "COMMENT ON DATABASE $db IS '$params migrations=$MIGRATIONS'"
 }
 load_db "$S_DB" "$BENCH_APPS" "$BENCH_PRODUCTS_PER_APP"
 TOKEN="$(as_bench env DATABASE_URL="$(url_of "$S_ROLE" "$S_DB")" LOG_LEVEL=warning "$SERVER" create-key --role admin --name "bench/run.sh $(date -u +%FT%TZ)")"

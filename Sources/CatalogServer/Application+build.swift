@@ -37,9 +37,9 @@ public func buildApplication(_ arguments: some ServerArguments) async throws -> 
     }()
     let limits = arguments.limits
     var configuration = arguments.databaseURL.configuration()
-    // One connection more than requests may hold: the identifier snapshots' listener keeps one for as long
-    // as it listens, and requests must not wait behind it.
-    configuration.options.maximumConnections = limits.databaseConnections + 1
+    // Two connections more than requests may hold: the listeners for changed products and changed keys keep
+    // one each for as long as they listen, and requests must not wait behind them.
+    configuration.options.maximumConnections = limits.databaseConnections + 2
     configuration.options.connectTimeout = .seconds(3)
     configuration.options.additionalStartupParameters = [
         ("statement_timeout", "\(limits.statementTimeout.components.seconds * 1000)"),
@@ -55,15 +55,17 @@ public func buildApplication(_ arguments: some ServerArguments) async throws -> 
     let database = Database(client: client, logger: databaseLogger, gate: gate)
     let migrator = Migrator(migrations: try Migrator.bundled(), logger: logger)
     let snapshots = IdentifierSnapshots()
+    let keyCache = KeyCache()
     let metrics = ServiceMetrics(gate: gate, snapshots: snapshots)
     let router = try buildRouter(database: database, migrator: migrator, snapshots: snapshots, metrics: metrics,
-                                 limits: limits)
+                                 limits: limits, keyCache: keyCache)
     var app = Application(
         responder: IdentifierFastPath(snapshots: snapshots, metrics: metrics, next: router.buildResponder()),
         server: IdentifierHTTP1Channel.server(idleTimeout: .seconds(limits.idleTimeout.components.seconds),
                                               snapshots: snapshots, metrics: metrics, serverName: "iap-catalog"),
         configuration: .init(address: .hostname(arguments.hostname, port: arguments.port), serverName: "iap-catalog"),
-        services: [client, IdentifierSnapshotService(feed: database.identifiers, snapshots: snapshots, logger: logger)],
+        services: [client, IdentifierSnapshotService(feed: database.identifiers, snapshots: snapshots, logger: logger),
+                   KeyChangeService(keys: database.keys, cache: keyCache, logger: logger)],
         logger: logger)
     app.beforeServerStarts {
         let applied = if let owner = arguments.migrationDatabaseURL {
@@ -79,11 +81,11 @@ public func buildApplication(_ arguments: some ServerArguments) async throws -> 
 /// The routes: the OpenAPI operations behind the middlewares, and `GET /openapi.yaml`. (The public
 /// identifier list is answered before routing, by ``IdentifierFastPath``.)
 func buildRouter(database: Database, migrator: Migrator, snapshots: IdentifierSnapshots, metrics: ServiceMetrics,
-                 limits: ServiceLimits, now: @escaping @Sendable () -> Date = Date.init)
+                 limits: ServiceLimits, keyCache: KeyCache, now: @escaping @Sendable () -> Date = Date.init)
     throws -> Router<BasicRequestContext>
 {
     let handler = CatalogAPIHandler(database: database, migrator: migrator, snapshots: snapshots, metrics: metrics,
-                                    now: now)
+                                    keyCache: keyCache, now: now)
     let router = Router(context: BasicRequestContext.self)
     router.add(middleware: RequestIDMiddleware())
     router.add(middleware: ObservabilityMiddleware(metrics: metrics))
@@ -94,7 +96,8 @@ func buildRouter(database: Database, migrator: Migrator, snapshots: IdentifierSn
     router.add(middleware: BodyLimitMiddleware())
     // Who is calling is settled before any of the body is judged: without a key, 401, not a validation error.
     router.add(middleware: AuthenticationMiddleware(
-        keys: database.keys, rateLimiter: RateLimiter(rate: limits.requestsPerSecondPerKey, burst: limits.burstPerKey)))
+        keys: database.keys, cache: keyCache,
+        rateLimiter: RateLimiter(rate: limits.requestsPerSecondPerKey, burst: limits.burstPerKey)))
     router.add(middleware: UTF8BodyMiddleware())
     router.add(middleware: NullValueMiddleware())
     router.add(middleware: IdempotencyMiddleware(store: database.idempotency))

@@ -50,14 +50,7 @@ public struct IdentifierFeed: Sendable {
     /// cannot miss a change; `changed` runs with each changed app's bundle id.
     public func listen(listening: @Sendable () async throws -> Void,
                        changed: @Sendable (String) async -> Void) async throws {
-        try await database.client.withConnection { connection in
-            try await connection.listen(on: Self.channel) { notifications in
-                try await listening()
-                for try await notification in notifications {
-                    await changed(notification.payload)
-                }
-            }
-        }
+        try await database.listen(on: Self.channel, listening: listening, notified: changed)
     }
 }
 

@@ -5,6 +5,9 @@ import PostgresNIO
 
 /// API keys in PostgreSQL, stored by the hash of their token.
 public struct KeyRepository: Sendable {
+    /// The channel the database notifies when a key is changed or deleted (migration 0007), with its id.
+    public static let channel = "api_keys"
+
     let database: Database
 
     static let columns = "id, name, role::text, apps, created_at, expires_at, revoked_at"
@@ -25,10 +28,15 @@ public struct KeyRepository: Sendable {
 
     /// The key a token belongs to, if it is neither revoked nor expired.
     public func authenticate(_ token: KeyToken) async throws -> APIKey? {
+        try await authenticate(hash: token.hash)
+    }
+
+    /// The key whose token has the SHA-256 `hash` (``KeyToken/hash``), if it is neither revoked nor expired.
+    public func authenticate(hash: [UInt8]) async throws -> APIKey? {
         try await database.translatingErrors {
             let rows = try await database.query("""
                 SELECT \(unescaped: Self.columns) FROM api_keys
-                WHERE token_hash = \(ByteBuffer(bytes: token.hash)) AND revoked_at IS NULL
+                WHERE token_hash = \(ByteBuffer(bytes: hash)) AND revoked_at IS NULL
                   AND (expires_at IS NULL OR expires_at > now())
                 """)
             for try await row in rows { return try Self.key(from: row) }
@@ -66,6 +74,14 @@ public struct KeyRepository: Sendable {
                 """)
             return !rows.isEmpty
         }
+    }
+
+    /// Listens for changed keys until cancelled or the connection fails (then it throws, and the caller
+    /// listens again): `listening` runs once the subscription is in place, `changed` with each changed key's
+    /// id (empty when all were removed).
+    public func listen(listening: @Sendable () async throws -> Void,
+                       changed: @Sendable (String) async -> Void) async throws {
+        try await database.listen(on: Self.channel, listening: listening, notified: changed)
     }
 
     static func key(from row: PostgresRow) throws -> APIKey {

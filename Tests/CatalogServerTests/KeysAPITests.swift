@@ -49,6 +49,43 @@ struct KeysAPITests {
         }
     }
 
+    @Test("a key is answered from memory until the database notifies that a key changed, then refused at once")
+    func cachedUntilNotified() async throws {
+        let fixture = try await APIFixture.forSuite("keys_api_notices")
+        let auditor = try await fixture.key(.auditor, name: "cached")
+        let silently: @Sendable (String) async throws -> Void = { change in
+            try await TestDatabase.execute("ALTER TABLE api_keys DISABLE TRIGGER api_keys_notify", in: fixture.url)
+            try await TestDatabase.execute("UPDATE api_keys SET \(change) WHERE name = 'cached'", in: fixture.url)
+            try await TestDatabase.execute("ALTER TABLE api_keys ENABLE TRIGGER api_keys_notify", in: fixture.url)
+        }
+        try await fixture.run { api in
+            // Revoked without the notice, the key still works: the server did not read it again. (Until the
+            // server listens, shortly after it starts, it keeps no key: then the revocation is seen, and undone.)
+            var fromMemory = false
+            for _ in 0..<50 where !fromMemory {
+                #expect(try await api.send(.get, "/v1/me", key: auditor).status == .ok)
+                try await silently("revoked_at = now()")
+                fromMemory = try await api.send(.get, "/v1/me", key: auditor).status == .ok
+                if !fromMemory {
+                    try await silently("revoked_at = NULL")
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+            }
+            #expect(fromMemory, "the key was read from the database every time")
+            // The revocation as anyone makes it (SQL here; the API does the same UPDATE) notifies.
+            let clock = ContinuousClock()
+            let start = clock.now
+            try await TestDatabase.execute("UPDATE api_keys SET revoked_at = now() WHERE name = 'cached'", in: fixture.url)
+            var status = try await api.send(.get, "/v1/me", key: auditor).status
+            while status == .ok, clock.now - start < .seconds(5) {
+                try await Task.sleep(for: .milliseconds(5))
+                status = try await api.send(.get, "/v1/me", key: auditor).status
+            }
+            #expect(status == .unauthorized)
+            #expect(clock.now - start < .seconds(1), "refused only after \(clock.now - start)")
+        }
+    }
+
     @Test("an expired key is refused")
     func expired() async throws {
         let fixture = try await APIFixture.forSuite("keys_api")

@@ -42,6 +42,8 @@ extension CatalogAPIHandler {
         else { throw CatalogError.notFound("no key \(input.path.keyId)") }
         _ = try await database.keys.revoke(id, at: now(), event: record(
             .keyRevoked, by: caller, app: nil, changes: key.historyFields))
+        // The database's notice comes to this server too, a moment later; the answer must not come first.
+        keyCache.forgetAll()
         return .noContent(.init())
     }
 

@@ -10,6 +10,8 @@ struct CatalogAPIHandler: APIProtocol {
     let migrator: Migrator
     let snapshots: IdentifierSnapshots
     let metrics: ServiceMetrics
+    /// The keys authenticated without the database, forgotten at once when this server revokes one.
+    let keyCache: KeyCache
     /// The time of a change (a parameter so that tests can fix it).
     let now: @Sendable () -> Date
 

@@ -11,10 +11,6 @@ struct IdentifierSnapshotService: Service {
     let snapshots: IdentifierSnapshots
     let logger: Logger
 
-    /// How long to wait before listening again after a failure, growing up to ``maximumBackoff``.
-    static let firstBackoff: Duration = .milliseconds(100)
-    static let maximumBackoff: Duration = .seconds(2)
-
     func run() async throws {
         let pending = PendingApps()
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -27,31 +23,18 @@ struct IdentifierSnapshotService: Service {
 
     /// Listens, and again after every failure, until graceful shutdown.
     private func listen(_ pending: PendingApps) async throws {
-        await cancelWhenGracefulShutdown { await listenAgainAndAgain(pending) }
-        pending.finish()
-    }
-
-    private func listenAgainAndAgain(_ pending: PendingApps) async {
-        var backoff = Self.firstBackoff
-        while !Task.isCancelled {
-            let loaded = Atomic<Bool>(false)
-            do {
+        await cancelWhenGracefulShutdown {
+            await Relistening.run("product changes", logger: logger) { listened in
                 try await feed.listen(listening: {
                     snapshots.replaceAll(try await feed.all())
-                    loaded.store(true, ordering: .relaxed)
+                    listened()
                     logger.debug("product identifiers loaded")
                 }, changed: { bundleID in
                     pending.add(bundleID)
                 })
-            } catch {
-                if Task.isCancelled { break }
-                logger.warning("listening for product changes failed; listening again",
-                               metadata: ["error": "\(String(reflecting: error))"])
             }
-            // A connection that worked for a while is retried at once; one that keeps failing, less often.
-            backoff = loaded.load(ordering: .relaxed) ? Self.firstBackoff : min(backoff * 2, Self.maximumBackoff)
-            try? await Task.sleep(for: backoff)
         }
+        pending.finish()
     }
 
     /// Rebuilds the apps notified, a burst of notifications for one app at most twice.

@@ -1,13 +1,16 @@
+import CatalogCore
 import CatalogStore
+import Foundation
 import Hummingbird
 
 /// Resolves `Authorization: Bearer <token>` to its API key for the rest of the request. A request without
 /// the header goes on only to a public route; anything else answers 401 at once, before its body or query is
 /// read (a caller without a key learns nothing from validation errors). A header with an unknown, revoked
 /// or expired token is refused at once, whatever the route. A key over its rate limit is answered 429 with
-/// `Retry-After`.
+/// `Retry-After`. Keys already seen come from ``KeyCache``, without a trip to the database.
 struct AuthenticationMiddleware<Context: RequestContext>: RouterMiddleware {
     let keys: KeyRepository
+    let cache: KeyCache
     let rateLimiter: RateLimiter
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
@@ -21,7 +24,7 @@ struct AuthenticationMiddleware<Context: RequestContext>: RouterMiddleware {
         guard parts.count == 2, parts[0].lowercased() == "bearer", !parts[1].isEmpty, parts[1].count <= 200 else {
             throw Unauthenticated(reason: "the Authorization header must be Bearer <key>")
         }
-        guard let key = try await keys.authenticate(KeyToken(text: String(parts[1]))) else {
+        guard let key = try await authenticate(KeyToken(text: String(parts[1]))) else {
             throw Unauthenticated(reason: "the key is unknown, revoked or expired")
         }
         if let wait = rateLimiter.admit(key.id) {
@@ -33,6 +36,15 @@ struct AuthenticationMiddleware<Context: RequestContext>: RouterMiddleware {
         return try await RequestScope.$key.withValue(key) {
             try await next(request, context)
         }
+    }
+
+    private func authenticate(_ token: KeyToken) async throws -> APIKey? {
+        let hash = token.hash
+        if let key = cache.key(for: hash, at: Date()) { return key }
+        let ticket = cache.ticket()
+        guard let key = try await keys.authenticate(hash: hash) else { return nil }
+        if let ticket { cache.store(key, for: hash, ticket: ticket) }
+        return key
     }
 
     /// The routes anyone may read: health, the product identifiers, the OpenAPI document and the metrics
