@@ -31,6 +31,9 @@ public struct Migrator: Sendable {
         case changedAfterApplying(version: Int, name: String)
         case unknownVersionApplied(Int)
         case missingResources
+        /// A migration's statements failed; `reason` is PostgreSQL's message (migrations are our SQL, not a
+        /// client's input, and whoever deploys needs to know what the database refused).
+        case failed(version: Int, name: String, reason: String)
 
         public var description: String {
             switch self {
@@ -41,6 +44,7 @@ public struct Migrator: Sendable {
             case .unknownVersionApplied(let version):
                 "the database has migration \(version), which this build does not know: it is newer than this server"
             case .missingResources: "the migrations are missing from the build's resources"
+            case .failed(let version, let name, let reason): "migration \(version) (\(name)) failed: \(reason)"
             }
         }
     }
@@ -134,6 +138,15 @@ public struct Migrator: Sendable {
         return recorded
     }
 
+    /// PostgreSQL's own words for a failed statement (PostgresNIO's description hides them by design).
+    private static func reason(_ error: any Error) -> String {
+        let cause = (error as? PostgresTransactionError).flatMap { $0.closureError ?? $0.commitError ?? $0.beginError } ?? error
+        guard let error = cause as? PSQLError, let info = error.serverInfo, let message = info[.message] else {
+            return String(describing: cause)
+        }
+        return "\(message) (SQLSTATE \(info[.sqlState] ?? "?"))"
+    }
+
     private func apply(on connection: PostgresConnection) async throws -> [Int] {
         _ = try await connection.query("""
             CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -147,14 +160,18 @@ public struct Migrator: Sendable {
         var applied: [Int] = []
         for migration in migrations where recorded[migration.version] == nil {
             logger.info("applying migration", metadata: ["version": "\(migration.version)", "name": "\(migration.name)"])
-            try await connection.withTransaction(logger: logger) { connection in
-                for statement in SQLScript(migration.sql).statements {
-                    _ = try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger).collect()
+            do {
+                try await connection.withTransaction(logger: logger) { connection in
+                    for statement in SQLScript(migration.sql).statements {
+                        _ = try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger).collect()
+                    }
+                    _ = try await connection.query("""
+                        INSERT INTO schema_migrations (version, name, checksum)
+                        VALUES (\(migration.version), \(migration.name), \(migration.checksum))
+                        """, logger: logger).collect()
                 }
-                _ = try await connection.query("""
-                    INSERT INTO schema_migrations (version, name, checksum)
-                    VALUES (\(migration.version), \(migration.name), \(migration.checksum))
-                    """, logger: logger).collect()
+            } catch {
+                throw Failure.failed(version: migration.version, name: migration.name, reason: Self.reason(error))
             }
             applied.append(migration.version)
         }

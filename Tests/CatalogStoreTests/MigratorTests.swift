@@ -48,6 +48,22 @@ struct MigratorTests {
         }
     }
 
+    @Test("a migration the database refuses is named with PostgreSQL's reason, and nothing of it stays")
+    func failedMigrationExplained() async throws {
+        let url = try await TestDatabase.empty("migrations_failed")
+        try await TestDatabase.withClient(url) { client in
+            let broken = [Migrator.Migration(version: 1, name: "broken", sql: "CREATE TABLE kept (id int);\nCREATE TABLE nope (id nosuchtype);")]
+            do {
+                try await Migrator(migrations: broken, logger: TestDatabase.logger).migrate(client)
+                Issue.record("the broken migration was applied")
+            } catch let failure as Migrator.Failure {
+                #expect("\(failure)" == #"migration 1 (broken) failed: type "nosuchtype" does not exist (SQLSTATE 42704)"#)
+            }
+            let kept = try await client.query("SELECT to_regclass('kept') IS NULL").collect()
+            #expect(try kept.first?.decode(Bool.self) == true)
+        }
+    }
+
     @Test("the bundled migrations are the files of sql/, numbered from 1 without gaps")
     func bundledFiles() throws {
         let versions = try Migrator.bundled().map(\.version)
