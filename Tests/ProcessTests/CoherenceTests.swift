@@ -82,4 +82,54 @@ struct CoherenceTests {
         #expect(try await first.waitForExit() == 0)
         #expect(try await second.waitForExit() == 0)
     }
+
+    @Test("a key revoked through one server is refused by the other within 100 ms, though the other kept it")
+    func revocationReachesEveryServer() async throws {
+        let url = try await TestDatabase.forSuite("coherence_keys")
+        let service = try await TestDatabase.serviceURL(for: url)
+        let first = try await ServerProcess(databaseURL: service, migrationURL: url)
+        let second = try await ServerProcess(databaseURL: service, migrationURL: url)
+        let admin = try await TestKeys.make(.admin, in: url)
+        let http = HTTPClient.shared
+
+        func call(_ server: ServerProcess, _ method: HTTPMethod, _ path: String, key: String, json: String? = nil)
+            async throws -> (Int, String)
+        {
+            var request = HTTPClientRequest(url: server.baseURL + path)
+            request.method = method
+            request.headers.add(name: "Authorization", value: "Bearer \(key)")
+            if let json {
+                request.headers.add(name: "Content-Type", value: "application/json")
+                request.body = .bytes(ByteBuffer(string: json))
+            }
+            let response = try await http.execute(request, timeout: .seconds(10))
+            return (Int(response.status.code), String(buffer: try await response.body.collect(upTo: 1 << 20)))
+        }
+
+        var latencies: [Duration] = []
+        for round in 0..<5 {
+            let (status, body) = try await call(first, .POST, "/v1/keys", key: admin,
+                                                json: #"{"role":"auditor","name":"round \#(round)"}"#)
+            #expect(status == 201)
+            struct Created: Decodable { let id: String; let token: String }
+            let created = try JSONDecoder().decode(Created.self, from: Data(body.utf8))
+            // The second server reads the key and keeps it (once its listener is up, just after it starts).
+            for _ in 0..<3 { #expect(try await call(second, .GET, "/v1/me", key: created.token).0 == 200) }
+            #expect(try await call(first, .DELETE, "/v1/keys/\(created.id)", key: admin).0 == 204)
+            let clock = ContinuousClock()
+            let start = clock.now
+            while try await call(second, .GET, "/v1/me", key: created.token).0 == 200, clock.now - start < .seconds(5) {
+                try await Task.sleep(for: .milliseconds(1))
+            }
+            latencies.append(clock.now - start)
+        }
+        let sorted = latencies.sorted()
+        print("revocation latencies between two servers: \(latencies.map { $0.formatted(.units(allowed: [.milliseconds], fractionalPart: .show(length: 1))) })")
+        #expect(sorted[sorted.count / 2] < .milliseconds(100), "median of \(latencies)")
+        #expect(sorted.last! < .seconds(1), "slowest of \(latencies)")
+        first.send(SIGTERM)
+        second.send(SIGTERM)
+        #expect(try await first.waitForExit() == 0)
+        #expect(try await second.waitForExit() == 0)
+    }
 }
