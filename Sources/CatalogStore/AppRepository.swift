@@ -23,11 +23,18 @@ public struct AppRepository: Sendable {
     }
 
     public func find(_ bundleID: String) async throws -> App? {
-        try await database.translatingErrors {
-            let rows = try await database.query(
-                "SELECT \(unescaped: Self.columns) FROM apps WHERE bundle_id = \(bundleID)")
-            for try await row in rows { return try Self.app(from: row) }
-            return nil
+        try await database.execute(Find(bundleID: bundleID)).first.map(Self.app(from:))
+    }
+
+    struct Find: PreparedQuery {
+        static let sql = "SELECT \(AppRepository.columns) FROM apps WHERE bundle_id = $1"
+        static let bindingDataTypes: [PostgresDataType] = [.text]
+        let bundleID: String
+
+        func makeBindings() -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 1)
+            bindings.append(bundleID)
+            return bindings
         }
     }
 

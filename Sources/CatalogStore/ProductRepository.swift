@@ -29,12 +29,20 @@ public struct ProductRepository: Sendable {
         """
 
     public func find(_ bundleID: String, _ productID: String) async throws -> Product? {
-        try await database.translatingErrors {
-            let rows = try await database.query("""
-                SELECT \(unescaped: Self.columns) FROM products WHERE app = \(bundleID) AND product_id = \(productID)
-                """)
-            for try await row in rows { return try Self.product(from: row) }
-            return nil
+        try await database.execute(Find(bundleID: bundleID, productID: productID)).first.map(Self.product(from:))
+    }
+
+    struct Find: PreparedQuery {
+        static let sql = "SELECT \(ProductRepository.columns) FROM products WHERE app = $1 AND product_id = $2"
+        static let bindingDataTypes: [PostgresDataType] = [.text, .text]
+        let bundleID: String
+        let productID: String
+
+        func makeBindings() -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 2)
+            bindings.append(bundleID)
+            bindings.append(productID)
+            return bindings
         }
     }
 
@@ -89,29 +97,60 @@ public struct ProductRepository: Sendable {
     public func save(_ product: Product, replacing previous: Product, cause: String, event: HistoryRecord)
         async throws -> Bool
     {
-        try await database.translatingErrors {
-            let rows = try await database.execute("""
-                WITH changed AS (
-                    UPDATE products SET
-                        state = \(product.state.rawValue)::review_state, version = \(product.version),
-                        last_change = \(cause), reference_name = \(product.referenceName),
-                        price_currency = \(product.price?.currency), price_amount = \(product.price?.amount.text)::numeric,
-                        territory_prices = \(JSONColumn.encode(product.territoryPrices))::jsonb,
-                        introductory_offer = \(JSONColumn.encodeIfPresent(product.introductoryOffer))::jsonb,
-                        cleared_for_sale = \(product.clearedForSale),
-                        localizations = \(JSONColumn.encode(product.content.localizations))::jsonb,
-                        review_note = \(product.content.reviewNote), family_shareable = \(product.content.familyShareable),
-                        subscription_group_id = \(product.content.subscriptionGroupID), level = \(product.content.level),
-                        duration = \(product.content.duration?.rawValue),
-                        live_content = \(JSONColumn.encodeIfPresent(product.liveContent))::jsonb,
-                        submitted_from = \(product.submittedFrom?.rawValue)::review_state,
-                        ever_submitted = \(product.everSubmitted), updated_at = \(product.updatedAt)
-                    WHERE app = \(previous.bundleID) AND product_id = \(previous.productID)
-                      AND version = \(previous.version) AND state = \(previous.state.rawValue)::review_state
-                    RETURNING 1)
-                SELECT history_append(\(HistoryRecordJSON.text(event))::jsonb) FROM changed
-                """)
-            return !rows.isEmpty
+        try await !database.execute(Save(product: product, previous: previous, cause: cause, event: event)).isEmpty
+    }
+
+    struct Save: PreparedQuery {
+        static let sql = """
+            WITH changed AS (
+                UPDATE products SET
+                    state = $1::review_state, version = $2, last_change = $3, reference_name = $4,
+                    price_currency = $5, price_amount = $6::numeric, territory_prices = $7::jsonb,
+                    introductory_offer = $8::jsonb, cleared_for_sale = $9, localizations = $10::jsonb,
+                    review_note = $11, family_shareable = $12, subscription_group_id = $13, level = $14,
+                    duration = $15, live_content = $16::jsonb, submitted_from = $17::review_state,
+                    ever_submitted = $18, updated_at = $19
+                WHERE app = $20 AND product_id = $21 AND version = $22 AND state = $23::review_state
+                RETURNING 1)
+            SELECT history_append($24::jsonb) FROM changed
+            """
+        static let bindingDataTypes: [PostgresDataType] = [
+            .text, .int8, .text, .text, .text, .text, .text, .text, .bool, .text, .text, .bool, .uuid, .int8, .text,
+            .text, .text, .bool, .timestamptz, .text, .text, .int8, .text, .text,
+        ]
+        let product: Product
+        let previous: Product
+        let cause: String
+        let event: HistoryRecord
+
+        func makeBindings() -> PostgresBindings {
+            let content = product.content
+            var bindings = PostgresBindings(capacity: 24)
+            bindings.append(product.state.rawValue)
+            bindings.append(product.version)
+            bindings.append(cause)
+            bindings.append(product.referenceName)
+            bindings.append(product.price?.currency)
+            bindings.append(product.price?.amount.text)
+            bindings.append(JSONColumn.encode(product.territoryPrices))
+            bindings.append(JSONColumn.encodeIfPresent(product.introductoryOffer))
+            bindings.append(product.clearedForSale)
+            bindings.append(JSONColumn.encode(content.localizations))
+            bindings.append(content.reviewNote)
+            bindings.append(content.familyShareable)
+            bindings.append(content.subscriptionGroupID)
+            bindings.append(content.level)
+            bindings.append(content.duration?.rawValue)
+            bindings.append(JSONColumn.encodeIfPresent(product.liveContent))
+            bindings.append(product.submittedFrom?.rawValue)
+            bindings.append(product.everSubmitted)
+            bindings.append(product.updatedAt)
+            bindings.append(previous.bundleID)
+            bindings.append(previous.productID)
+            bindings.append(previous.version)
+            bindings.append(previous.state.rawValue)
+            bindings.append(HistoryRecordJSON.text(event))
+            return bindings
         }
     }
 
