@@ -11,6 +11,21 @@ import Testing
 /// Several server processes on one database: what one changes, the others serve at once.
 @Suite("Coherence between servers")
 struct CoherenceTests {
+    /// The status and body of a request to `server` made with `key`.
+    static func call(_ server: ServerProcess, _ method: HTTPMethod, _ path: String, key: String, json: String? = nil)
+        async throws -> (Int, String)
+    {
+        var request = HTTPClientRequest(url: server.baseURL + path)
+        request.method = method
+        request.headers.add(name: "Authorization", value: "Bearer \(key)")
+        if let json {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(string: json))
+        }
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+        return (Int(response.status.code), String(buffer: try await response.body.collect(upTo: 1 << 20)))
+    }
+
     @Test("a product going on or off sale through one server shows in the other's identifier list within 100 ms")
     func twoServers() async throws {
         let url = try await TestDatabase.forSuite("coherence")
@@ -19,21 +34,11 @@ struct CoherenceTests {
         let second = try await ServerProcess(databaseURL: service, migrationURL: url)
         let admin = try await TestKeys.make(.admin, in: url)
         let app = "com.coherence.app"
-        let http = HTTPClient.shared
 
         func call(_ server: ServerProcess, _ method: HTTPMethod, _ path: String, json: String? = nil) async throws
             -> (Int, String)
         {
-            var request = HTTPClientRequest(url: server.baseURL + path)
-            request.method = method
-            request.headers.add(name: "Authorization", value: "Bearer \(admin)")
-            if let json {
-                request.headers.add(name: "Content-Type", value: "application/json")
-                request.body = .bytes(ByteBuffer(string: json))
-            }
-            let response = try await http.execute(request, timeout: .seconds(10))
-            let body = try await response.body.collect(upTo: 1 << 20)
-            return (Int(response.status.code), String(buffer: body))
+            try await Self.call(server, method, path, key: admin, json: json)
         }
         /// How long until `server` lists exactly `expected`, polling every millisecond or so.
         func latency(_ server: ServerProcess, until expected: [String]) async throws -> Duration {
@@ -90,35 +95,20 @@ struct CoherenceTests {
         let first = try await ServerProcess(databaseURL: service, migrationURL: url)
         let second = try await ServerProcess(databaseURL: service, migrationURL: url)
         let admin = try await TestKeys.make(.admin, in: url)
-        let http = HTTPClient.shared
-
-        func call(_ server: ServerProcess, _ method: HTTPMethod, _ path: String, key: String, json: String? = nil)
-            async throws -> (Int, String)
-        {
-            var request = HTTPClientRequest(url: server.baseURL + path)
-            request.method = method
-            request.headers.add(name: "Authorization", value: "Bearer \(key)")
-            if let json {
-                request.headers.add(name: "Content-Type", value: "application/json")
-                request.body = .bytes(ByteBuffer(string: json))
-            }
-            let response = try await http.execute(request, timeout: .seconds(10))
-            return (Int(response.status.code), String(buffer: try await response.body.collect(upTo: 1 << 20)))
-        }
 
         var latencies: [Duration] = []
         for round in 0..<5 {
-            let (status, body) = try await call(first, .POST, "/v1/keys", key: admin,
+            let (status, body) = try await Self.call(first, .POST, "/v1/keys", key: admin,
                                                 json: #"{"role":"auditor","name":"round \#(round)"}"#)
             #expect(status == 201)
             struct Created: Decodable { let id: String; let token: String }
             let created = try JSONDecoder().decode(Created.self, from: Data(body.utf8))
             // The second server reads the key and keeps it (once its listener is up, just after it starts).
-            for _ in 0..<3 { #expect(try await call(second, .GET, "/v1/me", key: created.token).0 == 200) }
-            #expect(try await call(first, .DELETE, "/v1/keys/\(created.id)", key: admin).0 == 204)
+            for _ in 0..<3 { #expect(try await Self.call(second, .GET, "/v1/me", key: created.token).0 == 200) }
+            #expect(try await Self.call(first, .DELETE, "/v1/keys/\(created.id)", key: admin).0 == 204)
             let clock = ContinuousClock()
             let start = clock.now
-            while try await call(second, .GET, "/v1/me", key: created.token).0 == 200, clock.now - start < .seconds(5) {
+            while try await Self.call(second, .GET, "/v1/me", key: created.token).0 == 200, clock.now - start < .seconds(5) {
                 try await Task.sleep(for: .milliseconds(1))
             }
             latencies.append(clock.now - start)
