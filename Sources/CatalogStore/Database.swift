@@ -77,7 +77,7 @@ public struct Database: Sendable {
             throw StoreErrorTranslation.translate(error, logger: logger)
         } catch let error as PostgresTransactionError {
             // A transaction's statement failed: its error is the one to translate.
-            if let cause = (error.closureError ?? error.commitError ?? error.beginError) as? PSQLError {
+            if let cause = error.cause as? PSQLError {
                 throw StoreErrorTranslation.translate(cause, logger: logger)
             }
             throw error.closureError ?? error

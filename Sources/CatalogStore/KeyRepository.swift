@@ -26,11 +26,6 @@ public struct KeyRepository: Sendable {
         }
     }
 
-    /// The key a token belongs to, if it is neither revoked nor expired.
-    public func authenticate(_ token: KeyToken) async throws -> APIKey? {
-        try await authenticate(hash: token.hash)
-    }
-
     /// The key whose token has the SHA-256 `hash` (``KeyToken/hash``), if it is neither revoked nor expired.
     public func authenticate(hash: [UInt8]) async throws -> APIKey? {
         try await database.translatingErrors {

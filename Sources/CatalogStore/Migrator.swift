@@ -140,7 +140,7 @@ public struct Migrator: Sendable {
 
     /// PostgreSQL's own words for a failed statement (PostgresNIO's description hides them by design).
     private static func reason(_ error: any Error) -> String {
-        let cause = (error as? PostgresTransactionError).flatMap { $0.closureError ?? $0.commitError ?? $0.beginError } ?? error
+        let cause = (error as? PostgresTransactionError)?.cause ?? error
         guard let error = cause as? PSQLError, let info = error.serverInfo, let message = info[.message] else {
             return String(describing: cause)
         }

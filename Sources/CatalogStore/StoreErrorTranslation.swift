@@ -57,3 +57,8 @@ enum StoreErrorTranslation {
         return StoreInvariantViolation(description: "the database refused a change (SQLSTATE \(state) \(constraint))")
     }
 }
+
+extension PostgresTransactionError {
+    /// What made the transaction fail: its statement's error, else its commit's or its begin's.
+    var cause: (any Error)? { closureError ?? commitError ?? beginError }
+}

@@ -49,7 +49,7 @@ struct KeysAPITests {
         }
     }
 
-    @Test("a key is answered from memory until the database notifies that a key changed, then refused at once")
+    @Test("a key is answered from memory until the database notifies that a key changed, then refused")
     func cachedUntilNotified() async throws {
         let fixture = try await APIFixture.forSuite("keys_api_notices")
         let auditor = try await fixture.key(.auditor, name: "cached")
