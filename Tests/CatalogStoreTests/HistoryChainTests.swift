@@ -71,12 +71,8 @@ struct HistoryChainTests {
     func canonicalFunctionKeepsItsOutput() async throws {
         // 0001's definition under another name is the reference: every hash written before the faster version
         // (0006) must still verify, and every hash written after it must verify in Swift.
-        let first = try #require(try Migrator.bundled().first { $0.version == 1 }).sql
-        let start = try #require(first.range(of: "CREATE FUNCTION iap_canonical_json"))
-        let end = try #require(first.range(of: "$$;", range: start.upperBound..<first.endIndex))
-        let reference = first[start.lowerBound..<end.upperBound]
-            .replacingOccurrences(of: "CREATE FUNCTION iap_canonical_json", with: "CREATE OR REPLACE FUNCTION reference_canonical_json")
-            .replacingOccurrences(of: "iap_canonical_json(v)", with: "reference_canonical_json(v)")
+        let reference = try StoreFixtures.function("iap_canonical_json", ofMigration: 1, renamedTo: "reference_canonical_json")
+            .replacingOccurrences(of: "CREATE FUNCTION", with: "CREATE OR REPLACE FUNCTION")
         var random = SplitMix64(seed: 2026)
         let values = [
             "null", "true", "1.50", "-0", "1e3", "[]", "{}", "[[], {}, [[]]]", #""quote\" backslash\\ é 金 🎉 \u0001""#,

@@ -9,11 +9,8 @@ import Testing
 struct LocalizationsCheckTests {
     @Test("iap_localizations_valid answers what migration 0006's version answered, for every kind of input")
     func sameAnswers() async throws {
-        let sixth = try #require(try Migrator.bundled().first { $0.version == 6 }).sql
-        let start = try #require(sixth.range(of: "CREATE FUNCTION iap_localizations_valid"))
-        let end = try #require(sixth.range(of: "$$;", range: start.upperBound..<sixth.endIndex))
-        let reference = sixth[start.lowerBound..<end.upperBound]
-            .replacingOccurrences(of: "CREATE FUNCTION iap_localizations_valid", with: "CREATE FUNCTION reference_localizations_valid")
+        let reference = try StoreFixtures.function("iap_localizations_valid", ofMigration: 6,
+                                                   renamedTo: "reference_localizations_valid")
         func item(locale: String? = "en-US", name: Int? = 5, description: Int? = 10) -> String {
             var fields: [String] = []
             if let locale { fields.append(#""locale": "\#(locale)""#) }

@@ -3,6 +3,7 @@ import CatalogStore
 import CatalogTestSupport
 import Foundation
 import PostgresNIO
+import Testing
 
 /// Apps and products written through the repositories, each test with its own app.
 enum StoreFixtures {
@@ -56,6 +57,15 @@ enum StoreFixtures {
             let gate = AdmissionGate(permits: permits, maxWaiting: maxWaiting, timeout: timeout)
             return try await body(Database(client: client, logger: TestDatabase.logger, gate: gate), gate, url)
         }
+    }
+
+    /// The `CREATE FUNCTION name` statement of migration `version`, with every `name` in it (recursive calls too)
+    /// renamed to `newName`: an earlier version of a function, to compare a later migration's with.
+    static func function(_ name: String, ofMigration version: Int, renamedTo newName: String) throws -> String {
+        let sql = try #require(try Migrator.bundled().first { $0.version == version }).sql
+        let start = try #require(sql.range(of: "CREATE FUNCTION \(name)"))
+        let end = try #require(sql.range(of: "$$;", range: start.upperBound..<sql.endIndex))
+        return sql[start.lowerBound..<end.upperBound].replacingOccurrences(of: name, with: newName)
     }
 
     /// Runs raw SQL to its end (PostgresNIO reports a statement's error only to whoever reads its rows).
