@@ -1,4 +1,5 @@
 import CatalogCore
+import CatalogServer
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
@@ -75,6 +76,55 @@ struct IdentifierConnectionTests {
         }
     }
 
+    @Test("a connection that asks only for identifiers is kept past the idle timeout; left idle, it is closed")
+    func idleTimeout() async throws {
+        let fixture = try await APIFixture.forSuite("identifier_connection")
+        let admin = try await fixture.key(.admin)
+        var limits = TestArguments(databaseURL: fixture.url, migrationDatabaseURL: nil).limits
+        limits.idleTimeout = .seconds(2)
+        try await fixture.run(limits: limits, mode: .live) { api in
+            let app = "com.connection.idle"
+            try await api.createApp(app, key: admin)
+            _ = try await eventually { try await api.send(.get, "/v1/apps/\(app)/product-identifiers") } until: { $0.status == .ok }
+            let port = try #require(api.client.port)
+            let request = "GET /v1/apps/\(app)/product-identifiers HTTP/1.1\r\nHost: test\r\n\r\n"
+            let (answers, closed, waited) = try await RawConnection.run(port: port) { connection in
+                var answers = 0
+                // Three seconds of asking, each answered on the event loop: longer than the idle timeout.
+                for _ in 0..<10 {
+                    try connection.send(request)
+                    if try connection.response()?.hasPrefix("HTTP/1.1 200 OK") == true { answers += 1 }
+                    Thread.sleep(forTimeInterval: 0.3)
+                }
+                let start = ContinuousClock.now
+                return (answers, try connection.closedByServer(), ContinuousClock.now - start)
+            }
+            #expect(answers == 10)
+            #expect(closed && waited < .seconds(8), "closed: \(closed) after \(waited)")
+        }
+    }
+
+    @Test("Connection: close and HTTP/1.0 are answered, then the connection is closed")
+    func closing() async throws {
+        let fixture = try await APIFixture.forSuite("identifier_connection")
+        let admin = try await fixture.key(.admin)
+        try await fixture.run(mode: .live) { api in
+            let app = "com.connection.closing"
+            try await api.createApp(app, key: admin)
+            _ = try await eventually { try await api.send(.get, "/v1/apps/\(app)/product-identifiers") } until: { $0.status == .ok }
+            let port = try #require(api.client.port)
+            let body = #"{"bundleId":"com.connection.closing","productIdentifiers":[]}"#
+            for request in ["GET /v1/apps/\(app)/product-identifiers HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n",
+                            "GET /v1/apps/\(app)/product-identifiers HTTP/1.0\r\n\r\n"] {
+                let start = ContinuousClock.now
+                // The connection's receive timeout is 10 s: an answer not followed by a close comes back after it.
+                let text = try await RawConnection.exchange(port: port, request)
+                #expect(text.hasPrefix("HTTP/1.1 200 OK\r\n") && text.hasSuffix("\r\n\r\n" + body), "\(text)")
+                #expect(ContinuousClock.now - start < .seconds(8), "\(request)")
+            }
+        }
+    }
+
     /// The first answer of `request` that `done` accepts, asked again for up to five seconds: the snapshot
     /// of an app follows its changes through the database's notifications.
     private func eventually(_ request: () async throws -> TestResponse,
@@ -88,21 +138,33 @@ struct IdentifierConnectionTests {
     }
 }
 
-/// Bytes written as they are on one TCP connection, and everything the server sends until it closes: what
-/// a test client cannot do (it sends one request at a time). Blocking calls run on a thread of their own.
-enum RawConnection {
-    static func exchange(port: Int, _ request: String) async throws -> String {
+/// One TCP connection driven byte by byte: what a test client cannot do (it sends one request at a time and
+/// hides the connection). Its calls block; ``run(port:_:)`` runs them on a thread of their own.
+final class RawConnection {
+    private let socket: Int32
+    private var received: [UInt8] = []
+
+    /// Connects to `port`, runs `body` with the connection on a thread of its own, and closes it.
+    static func run<T: Sendable>(port: Int, _ body: @escaping @Sendable (RawConnection) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             Thread {
-                continuation.resume(with: Result { try blockingExchange(port: port, request) })
+                continuation.resume(with: Result { try body(RawConnection(port: port)) })
             }.start()
         }
     }
 
-    private static func blockingExchange(port: Int, _ request: String) throws -> String {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    /// Sends `request` and returns everything the server sends until it closes the connection.
+    static func exchange(port: Int, _ request: String) async throws -> String {
+        try await run(port: port) { connection in
+            try connection.send(request)
+            while try connection.receive() {}
+            return String(decoding: connection.received, as: UTF8.self)
+        }
+    }
+
+    private init(port: Int) throws {
+        socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { throw UnexpectedResponse(description: "socket() failed: \(errno)") }
-        defer { close(socket) }
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
@@ -112,21 +174,56 @@ enum RawConnection {
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard connected == 0 else { throw UnexpectedResponse(description: "connect() failed: \(errno)") }
-        let bytes = Array(request.utf8)
+        guard connected == 0 else {
+            close(socket)
+            throw UnexpectedResponse(description: "connect() failed: \(errno)")
+        }
+    }
+
+    deinit { close(socket) }
+
+    func send(_ text: String) throws {
+        let bytes = Array(text.utf8)
         var sent = 0
         while sent < bytes.count {
-            let n = bytes[sent...].withUnsafeBytes { send(socket, $0.baseAddress, $0.count, 0) }
+            let n = bytes[sent...].withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             guard n > 0 else { throw UnexpectedResponse(description: "send() failed: \(errno)") }
             sent += n
         }
-        var received: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65_536)
+    }
+
+    /// The next response to a `GET`: its head and as many bytes of body as its `Content-Length` says (none
+    /// when absent); `nil` when the server closed the connection first.
+    func response() throws -> String? {
         while true {
-            let n = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
-            guard n > 0 else { break }
-            received += buffer[..<n]
+            if let end = received.firstRange(of: Array("\r\n\r\n".utf8))?.upperBound {
+                let head = String(decoding: received[..<end], as: UTF8.self)
+                let length = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
+                    .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+                if received.count >= end + length {
+                    let response = String(decoding: received[..<(end + length)], as: UTF8.self)
+                    received.removeFirst(end + length)
+                    return response
+                }
+            }
+            guard try receive() else { return nil }
         }
-        return String(decoding: received, as: UTF8.self)
+    }
+
+    /// Waits for the server to close the connection (reading and keeping whatever comes before), up to the
+    /// receive timeout of 10 s: whether it closed.
+    func closedByServer() throws -> Bool {
+        while try receive() {}
+        return errno != EAGAIN && errno != EWOULDBLOCK
+    }
+
+    /// Reads what is there into `received`: `false` at the end of the stream (or on timeout).
+    private func receive() throws -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        errno = 0
+        let n = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+        guard n > 0 else { return false }
+        received += buffer[..<n]
+        return true
     }
 }

@@ -1,24 +1,26 @@
 import CatalogCore
 import Foundation
 import HTTPTypes
-import Hummingbird
-import HummingbirdCore
 import NIOCore
-import NIOHTTPTypes
+import NIOHTTP1
 
 /// Answers the identifier route (as ``IdentifierFastPath`` does) on the connection's event loop, as the
-/// request's head is read: no task, no hop to Swift concurrency's threads and back, no router. On the hot path
-/// of every client app's launch, that hop is most of the cost of an answer held in memory.
+/// request's head is decoded: no task, no hop to Swift concurrency's threads and back, no router, and no
+/// conversion to and from HTTPTypes. On the hot path of every client app's launch, that machinery is most of
+/// the cost of an answer held in memory.
 ///
-/// It sits in the channel's pipeline after Hummingbird's connection state handler, so that idle timeouts and
-/// graceful shutdown count these requests as any other. Responses leave in the order requests came: while a
-/// request handed on to the application has not been answered, later ones are handed on too (and answered by
-/// ``IdentifierFastPath`` from the same snapshots), so that a pipelined request never overtakes another.
+/// It sits in the channel's pipeline just after NIO's HTTP/1 decoder, before Hummingbird's handlers. So that
+/// requests answered here count as any other: ``ConnectionLifetimeHandler``, before it, sees them for idle
+/// timeouts and `Connection: close`; graceful shutdown needs nothing, as each is answered within the read that
+/// brought it. Responses leave in
+/// the order requests came: while a request handed on to the application has not been answered, later ones
+/// are handed on too (and answered by ``IdentifierFastPath`` from the same snapshots), so that a pipelined
+/// request never overtakes another. HTTP/1.0 requests are handed on, with their keep-alive rules.
 final class IdentifierChannelHandler: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPRequestPart
-    typealias InboundOut = HTTPRequestPart
-    typealias OutboundIn = HTTPResponsePart
-    typealias OutboundOut = HTTPResponsePart
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
 
     private let snapshots: IdentifierSnapshots
     private let metrics: ServiceMetrics
@@ -27,6 +29,8 @@ final class IdentifierChannelHandler: ChannelDuplexHandler, RemovableChannelHand
     private var handedOn = 0
     /// Whether the rest of the request being read (its body, its end) was answered here already.
     private var answered = false
+    /// Whether answers were written since the last flush: they leave together at the end of the read.
+    private var unflushed = false
     private var date = HTTPDate()
 
     init(snapshots: IdentifierSnapshots, metrics: ServiceMetrics, serverName: String) {
@@ -38,8 +42,8 @@ final class IdentifierChannelHandler: ChannelDuplexHandler, RemovableChannelHand
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let head):
-            if handedOn == 0, head.method == .get || head.method == .head, snapshots.isLoaded,
-               let path = head.path, let (bundleID, type) = IdentifierRoute.match(URI(path))
+            if handedOn == 0, head.version == .http1_1, head.method == .GET || head.method == .HEAD,
+               snapshots.isLoaded, let (bundleID, type) = IdentifierRoute.match(target: head.uri)
             {
                 answered = true
                 answer(head, bundleID, type, context: context)
@@ -47,10 +51,20 @@ final class IdentifierChannelHandler: ChannelDuplexHandler, RemovableChannelHand
                 handedOn += 1
                 context.fireChannelRead(data)
             }
-        case .body, .end:
+        case .body:
             if !answered { context.fireChannelRead(data) }
-            if case .end = unwrapInboundIn(data) { answered = false }
+        case .end:
+            if !answered { context.fireChannelRead(data) }
+            answered = false
         }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        if unflushed {
+            unflushed = false
+            context.flush()
+        }
+        context.fireChannelReadComplete()
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
@@ -58,38 +72,41 @@ final class IdentifierChannelHandler: ChannelDuplexHandler, RemovableChannelHand
         context.write(data, promise: promise)
     }
 
-    private func answer(_ request: HTTPRequest, _ bundleID: Substring, _ type: PurchaseType?,
+    private func answer(_ request: HTTPRequestHead, _ bundleID: Substring, _ type: PurchaseType?,
                         context: ChannelHandlerContext) {
         let clock = ContinuousClock()
         let start = clock.now
-        var response = HTTPResponse(status: .ok)
-        response.headerFields[.date] = date.now
-        response.headerFields[.server] = serverName
+        var headers = HTTPHeaders()
+        headers.add(name: "Date", value: date.now)
+        headers.add(name: "Server", value: serverName)
+        let status: HTTPResponseStatus
         var body: ByteBuffer?
         if let snapshot = snapshots.answer(bundleID, type: type) {
-            response.headerFields[.eTag] = snapshot.eTag
-            response.headerFields[.cacheControl] = IdentifierRoute.cacheControl
-            if let ifNoneMatch = request.headerFields[.ifNoneMatch], IdentifierRoute.matches(ifNoneMatch, snapshot.eTag) {
-                response.status = .notModified
+            headers.add(name: "ETag", value: snapshot.eTag)
+            headers.add(name: "Cache-Control", value: IdentifierRoute.cacheControl)
+            let ifNoneMatch = request.headers["If-None-Match"]
+            if !ifNoneMatch.isEmpty, IdentifierRoute.matches(ifNoneMatch.joined(separator: ", "), snapshot.eTag) {
+                status = .notModified
             } else {
-                response.headerFields[.contentType] = "application/json"
-                response.headerFields[.contentLength] = String(snapshot.body.readableBytes)
+                status = .ok
                 body = snapshot.body
             }
         } else {
-            response.status = .notFound
-            response.headerFields[.contentType] = "application/json"
-            response.headerFields[.contentLength] = String(IdentifierSnapshots.appNotFound.readableBytes)
+            status = .notFound
             body = IdentifierSnapshots.appNotFound
         }
-        // The state handler before this one sees the response as any other: it ends the request it counted.
-        context.write(wrapOutboundOut(.head(response)), promise: nil)
-        if let body, request.method == .get { context.write(wrapOutboundOut(.body(body)), promise: nil) }
-        let closing = request.headerFields[.connection]?.lowercased().contains("close") == true
-        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-        if closing { context.close(promise: nil) }
-        metrics.request(route: IdentifierRoute.pattern, method: request.method, status: response.status,
-                        duration: clock.now - start)
+        if let body {
+            headers.add(name: "Content-Type", value: "application/json")
+            headers.add(name: "Content-Length", value: String(body.readableBytes))
+        }
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))),
+                      promise: nil)
+        if let body, request.method == .GET { context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil) }
+        // A request that asked to close is closed after this by ConnectionLifetimeHandler.
+        context.write(wrapOutboundOut(.end(nil)), promise: nil)
+        unflushed = true
+        metrics.request(route: IdentifierRoute.pattern, method: request.method == .GET ? .get : .head,
+                        status: HTTPResponse.Status(code: Int(status.code)), duration: clock.now - start)
     }
 }
 

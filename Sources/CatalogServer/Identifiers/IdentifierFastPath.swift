@@ -56,8 +56,20 @@ enum IdentifierRoute {
 
     /// The bundle id and type filter of a plain identifier request, or `nil` for anything else.
     static func match(_ uri: URI) -> (Substring, PurchaseType?)? {
+        match(path: Substring(uri.path), query: uri.query.map { Substring($0) })
+    }
+
+    /// The same, from the request line's target as it was sent (`/v1/apps/…/product-identifiers?type=…`).
+    /// A fragment, never sent by clients, is left to the router.
+    static func match(target: String) -> (Substring, PurchaseType?)? {
+        let bytes = target.utf8
+        guard !bytes.contains(UInt8(ascii: "#")) else { return nil }
+        guard let mark = bytes.firstIndex(of: UInt8(ascii: "?")) else { return match(path: target[...], query: nil) }
+        return match(path: target[..<mark], query: target[target.utf8.index(after: mark)...])
+    }
+
+    private static func match(path: Substring, query: Substring?) -> (Substring, PurchaseType?)? {
         // Byte comparisons: this runs on every request, and the route is plain ASCII.
-        let path = uri.path
         let bytes = path.utf8
         guard bytes.count > prefix.utf8.count + suffix.utf8.count, bytes.starts(with: prefix.utf8),
               bytes.reversed().starts(with: suffix.utf8.reversed())
@@ -66,7 +78,7 @@ enum IdentifierRoute {
         let end = bytes.index(bytes.endIndex, offsetBy: -suffix.utf8.count)
         let bundleID = path[start..<end]
         guard !bundleID.utf8.contains(UInt8(ascii: "/")), !bundleID.utf8.contains(UInt8(ascii: "%")) else { return nil }
-        guard let query = uri.query, !query.isEmpty else { return (bundleID, nil) }
+        guard let query, !query.isEmpty else { return (bundleID, nil) }
         guard query.hasPrefix("type="), let type = PurchaseType(rawValue: String(query.dropFirst(5))) else { return nil }
         return (bundleID, type)
     }

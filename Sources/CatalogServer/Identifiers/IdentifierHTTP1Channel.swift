@@ -1,18 +1,25 @@
 import HummingbirdCore
 import Logging
 import NIOCore
+import NIOHTTP1
 
-/// Hummingbird's HTTP/1 channel with ``IdentifierChannelHandler`` placed just before the application's end of
-/// the pipeline (Hummingbird's own hook for extra handlers places them before its connection state handler).
+/// Hummingbird's HTTP/1 channel with ``ConnectionLifetimeHandler`` and ``IdentifierChannelHandler`` placed just
+/// after NIO's HTTP/1 decoder, where requests are still NIO's `HTTPServerRequestPart`s (Hummingbird's own hook
+/// for extra handlers places them after its conversion to HTTPTypes). The idle timeout is the first handler's,
+/// not Hummingbird's, which would not see the requests the second answers.
 struct IdentifierHTTP1Channel: ServerChildChannel {
     typealias Value = HTTP1Channel.Value
     let base: HTTP1Channel
+    let idleTimeout: TimeAmount
     let makeHandler: @Sendable () -> IdentifierChannelHandler
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         base.setup(channel: channel, logger: logger).flatMapThrowing { value in
-            let state = try channel.pipeline.syncOperations.handler(type: HTTPConnectionStateHandler.self)
-            try channel.pipeline.syncOperations.addHandler(makeHandler(), position: .after(state))
+            let pipeline = channel.pipeline.syncOperations
+            let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
+            let lifetime = ConnectionLifetimeHandler(timeout: idleTimeout)
+            try pipeline.addHandler(lifetime, position: .after(decoder))
+            try pipeline.addHandler(makeHandler(), position: .after(lifetime))
             return value
         }
     }
@@ -26,7 +33,8 @@ struct IdentifierHTTP1Channel: ServerChildChannel {
                        serverName: String) -> HTTPServerBuilder {
         HTTPServerBuilder { responder in
             IdentifierHTTP1Channel(
-                base: HTTP1Channel(responder: responder, configuration: .init(idleTimeout: idleTimeout)),
+                base: HTTP1Channel(responder: responder, configuration: .init(idleTimeout: nil)),
+                idleTimeout: idleTimeout,
                 makeHandler: { IdentifierChannelHandler(snapshots: snapshots, metrics: metrics, serverName: serverName) })
         }
     }
