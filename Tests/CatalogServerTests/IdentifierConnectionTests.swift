@@ -76,16 +76,48 @@ struct IdentifierConnectionTests {
         }
     }
 
+    @Test("requests read from the wire and requests read by NIO's decoder are answered alike, byte for byte")
+    func wireAndDecoderAlike() async throws {
+        let fixture = try await APIFixture.forSuite("identifier_connection")
+        let admin = try await fixture.key(.admin)
+        try await fixture.run(mode: .live) { api in
+            let app = "com.connection.alike"
+            try await api.createApp(app, key: admin)
+            try await api.createProduct(app, "coins", type: .consumable, key: admin)
+            for action in [ReviewAction.approve, .submit, .startReview, .accept] { try await api.move(action, app, "coins", key: admin) }
+            let path = "/v1/apps/\(app)/product-identifiers"
+            let get = try await eventually { try await api.send(.get, path) } until: { $0.status == .ok && $0.body.readableBytes > 50 }
+            let eTag = try #require(get.headers[.eTag])
+            let port = try #require(api.client.port)
+            let variants = [
+                "GET \(path)", "HEAD \(path)", "GET \(path)?type=CONSUMABLE", "GET \(path)?type=AUTO_RENEWABLE_SUBSCRIPTION",
+                "GET \(path)\r\nIf-None-Match: \(eTag)", "GET \(path)\r\nIf-None-Match: \"other\", W/\(eTag)",
+                "GET \(path)\r\nIf-None-Match: \"other\"", "GET /v1/apps/com.connection.none/product-identifiers",
+                "HEAD /v1/apps/com.connection.none/product-identifiers",
+            ]
+            for variant in variants {
+                // The wire handler reads only `Connection: close` or `keep-alive`; NIO's decoder reads a list.
+                let (line, headers) = variant.firstRange(of: "\r\n").map { (String(variant[..<$0.lowerBound]), String(variant[$0.lowerBound...])) }
+                    ?? (variant, "")
+                let wire = try await RawConnection.exchange(port: port, "\(line) HTTP/1.1\r\nHost: t\(headers)\r\nConnection: close\r\n\r\n")
+                let decoded = try await RawConnection.exchange(port: port, "\(line) HTTP/1.1\r\nHost: t\(headers)\r\nConnection: close, x-other\r\n\r\n")
+                let date = /Date: [^\r]+/
+                #expect(wire.hasPrefix("HTTP/1.1 "), "\(variant)")
+                #expect(wire.replacing(date, with: "Date") == decoded.replacing(date, with: "Date"), "\(variant)")
+            }
+        }
+    }
+
     @Test("a connection that asks only for identifiers is kept past the idle timeout; left idle, it is closed")
     func idleTimeout() async throws {
         let fixture = try await APIFixture.forSuite("identifier_connection")
         let admin = try await fixture.key(.admin)
+        let app = "com.connection.idle"
+        _ = try await fixture.run { api in try await api.createApp(app, key: admin) }
         var limits = TestArguments(databaseURL: fixture.url, migrationDatabaseURL: nil).limits
         limits.idleTimeout = .seconds(2)
+        // Raw connections only: the test client would meet its own pooled connection closed by the short timeout.
         try await fixture.run(limits: limits, mode: .live) { api in
-            let app = "com.connection.idle"
-            try await api.createApp(app, key: admin)
-            _ = try await eventually { try await api.send(.get, "/v1/apps/\(app)/product-identifiers") } until: { $0.status == .ok }
             let port = try #require(api.client.port)
             let request = "GET /v1/apps/\(app)/product-identifiers HTTP/1.1\r\nHost: test\r\n\r\n"
             let (answers, closed, waited) = try await RawConnection.run(port: port) { connection in

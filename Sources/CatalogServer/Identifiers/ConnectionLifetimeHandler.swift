@@ -7,8 +7,9 @@ import NIOHTTP1
 ///
 /// Hummingbird's connection state handler keeps the idle timeout for the requests it sees, and closes only
 /// on `Connection: close`; this one sits just after NIO's decoder, where every request is seen, those
-/// ``IdentifierChannelHandler`` answers included (they never reach Hummingbird), so that a client asking
-/// only for identifiers keeps its connection.
+/// ``IdentifierChannelHandler`` answers included (they never reach Hummingbird), and is told of those
+/// ``IdentifierWireHandler`` answers before the decoder, so that a client asking only for identifiers keeps
+/// its connection.
 final class ConnectionLifetimeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -25,6 +26,11 @@ final class ConnectionLifetimeHandler: ChannelDuplexHandler, RemovableChannelHan
 
     init(timeout: TimeAmount) {
         self.timeout = timeout
+    }
+
+    /// Counts a request answered before the decoder (``IdentifierWireHandler``) as activity.
+    func recordActivity() {
+        lastActivity = .now()
     }
 
     func handlerAdded(context: ChannelHandlerContext) {

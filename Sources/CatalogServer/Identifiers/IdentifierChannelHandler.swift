@@ -76,28 +76,25 @@ final class IdentifierChannelHandler: ChannelDuplexHandler, RemovableChannelHand
                         context: ChannelHandlerContext) {
         let clock = ContinuousClock()
         let start = clock.now
+        let ifNoneMatch = request.headers["If-None-Match"]
+        let answer = IdentifierAnswer(snapshots, bundleID: bundleID, type: type,
+                                      ifNoneMatch: ifNoneMatch.isEmpty ? nil : ifNoneMatch.joined(separator: ", "))
         var headers = HTTPHeaders()
         headers.add(name: "Date", value: date.now)
         headers.add(name: "Server", value: serverName)
-        let status: HTTPResponseStatus
-        var body: ByteBuffer?
-        if let snapshot = snapshots.answer(bundleID, type: type) {
-            headers.add(name: "ETag", value: snapshot.eTag)
+        if let eTag = answer.eTag {
+            headers.add(name: "ETag", value: eTag)
             headers.add(name: "Cache-Control", value: IdentifierRoute.cacheControl)
-            let ifNoneMatch = request.headers["If-None-Match"]
-            if !ifNoneMatch.isEmpty, IdentifierRoute.matches(ifNoneMatch.joined(separator: ", "), snapshot.eTag) {
-                status = .notModified
-            } else {
-                status = .ok
-                body = snapshot.body
-            }
-        } else {
-            status = .notFound
-            body = IdentifierSnapshots.appNotFound
         }
+        let body = answer.body
         if let body {
             headers.add(name: "Content-Type", value: "application/json")
             headers.add(name: "Content-Length", value: String(body.readableBytes))
+        }
+        let status: HTTPResponseStatus = switch answer.status {
+        case .ok: .ok
+        case .notModified: .notModified
+        case .notFound: .notFound
         }
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))),
                       promise: nil)

@@ -28,20 +28,21 @@ struct IdentifierFastPath<Next: HTTPResponder>: HTTPResponder {
     }
 
     private func answer(_ request: Request, _ bundleID: Substring, _ type: PurchaseType?) -> Response {
-        guard let snapshot = snapshots.answer(bundleID, type: type) else {
-            return Response(status: .notFound, headers: [.contentType: "application/json"],
-                            body: ResponseBody(byteBuffer: IdentifierSnapshots.appNotFound))
+        let answer = IdentifierAnswer(snapshots, bundleID: bundleID, type: type,
+                                      ifNoneMatch: request.headers[.ifNoneMatch])
+        var headers: HTTPFields = [:]
+        if let eTag = answer.eTag {
+            headers[.eTag] = eTag
+            headers[.cacheControl] = IdentifierRoute.cacheControl
         }
-        var headers: HTTPFields = [.eTag: snapshot.eTag, .cacheControl: IdentifierRoute.cacheControl]
-        if let ifNoneMatch = request.headers[.ifNoneMatch], IdentifierRoute.matches(ifNoneMatch, snapshot.eTag) {
-            return Response(status: .notModified, headers: headers)
-        }
+        guard let body = answer.body else { return Response(status: .notModified, headers: headers) }
         headers[.contentType] = "application/json"
+        let status: HTTPResponse.Status = answer.status == .ok ? .ok : .notFound
         if request.method == .head {
-            headers[.contentLength] = String(snapshot.body.readableBytes)
-            return Response(status: .ok, headers: headers, body: ResponseBody())
+            headers[.contentLength] = String(body.readableBytes)
+            return Response(status: status, headers: headers, body: ResponseBody())
         }
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: snapshot.body))
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: body))
     }
 }
 
@@ -66,6 +67,16 @@ enum IdentifierRoute {
         guard !bytes.contains(UInt8(ascii: "#")) else { return nil }
         guard let mark = bytes.firstIndex(of: UInt8(ascii: "?")) else { return match(path: target[...], query: nil) }
         return match(path: target[..<mark], query: target[target.utf8.index(after: mark)...])
+    }
+
+    /// Whether `path` is the route's, whatever its bundle id and query: anyone may ask it, and an unusual
+    /// request (a percent-encoded path, an unknown type) is answered by the generated handler, not refused 401.
+    static func isRoute(path: String) -> Bool {
+        let bytes = path.utf8
+        guard bytes.count > prefix.utf8.count + suffix.utf8.count, bytes.starts(with: prefix.utf8),
+              bytes.reversed().starts(with: suffix.utf8.reversed())
+        else { return false }
+        return !bytes.dropFirst(prefix.utf8.count).dropLast(suffix.utf8.count).contains(UInt8(ascii: "/"))
     }
 
     private static func match(path: Substring, query: Substring?) -> (Substring, PurchaseType?)? {

@@ -3,15 +3,17 @@ import Logging
 import NIOCore
 import NIOHTTP1
 
-/// Hummingbird's HTTP/1 channel with ``ConnectionLifetimeHandler`` and ``IdentifierChannelHandler`` placed just
-/// after NIO's HTTP/1 decoder, where requests are still NIO's `HTTPServerRequestPart`s (Hummingbird's own hook
-/// for extra handlers places them after its conversion to HTTPTypes). The idle timeout is the first handler's,
-/// not Hummingbird's, which would not see the requests the second answers.
+/// Hummingbird's HTTP/1 channel with three handlers of ours: ``IdentifierWireHandler`` first, before NIO's
+/// HTTP/1 decoder; then, just after the decoder, where requests are still NIO's `HTTPServerRequestPart`s
+/// (Hummingbird's own hook for extra handlers places them after its conversion to HTTPTypes),
+/// ``ConnectionLifetimeHandler`` and ``IdentifierChannelHandler``. The idle timeout is the lifetime handler's,
+/// not Hummingbird's, which would not see the requests the other two answer.
 struct IdentifierHTTP1Channel: ServerChildChannel {
     typealias Value = HTTP1Channel.Value
     let base: HTTP1Channel
     let idleTimeout: TimeAmount
     let makeHandler: @Sendable () -> IdentifierChannelHandler
+    let makeWireHandler: @Sendable (ConnectionLifetimeHandler) -> IdentifierWireHandler
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         base.setup(channel: channel, logger: logger).flatMapThrowing { value in
@@ -20,6 +22,7 @@ struct IdentifierHTTP1Channel: ServerChildChannel {
             let lifetime = ConnectionLifetimeHandler(timeout: idleTimeout)
             try pipeline.addHandler(lifetime, position: .after(decoder))
             try pipeline.addHandler(makeHandler(), position: .after(lifetime))
+            try pipeline.addHandler(makeWireHandler(lifetime), position: .first)
             return value
         }
     }
@@ -35,7 +38,10 @@ struct IdentifierHTTP1Channel: ServerChildChannel {
             IdentifierHTTP1Channel(
                 base: HTTP1Channel(responder: responder, configuration: .init(idleTimeout: nil)),
                 idleTimeout: idleTimeout,
-                makeHandler: { IdentifierChannelHandler(snapshots: snapshots, metrics: metrics, serverName: serverName) })
+                makeHandler: { IdentifierChannelHandler(snapshots: snapshots, metrics: metrics, serverName: serverName) },
+                makeWireHandler: {
+                    IdentifierWireHandler(snapshots: snapshots, metrics: metrics, serverName: serverName, lifetime: $0)
+                })
         }
     }
 }

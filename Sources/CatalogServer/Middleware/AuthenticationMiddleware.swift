@@ -53,7 +53,7 @@ struct AuthenticationMiddleware<Context: RequestContext>: RouterMiddleware {
         guard request.method == .get || request.method == .head else { return false }
         switch request.uri.path {
         case "/v1/health/live", "/v1/health/ready", "/openapi.yaml", "/metrics": return true
-        default: return IdentifierRoute.match(request.uri) != nil
+        default: return IdentifierRoute.isRoute(path: request.uri.path)
         }
     }
 }
