@@ -1,4 +1,5 @@
 import CatalogCore
+import HTTPTypes
 import NIOCore
 
 /// What the identifier route answers to one request, decided in one place for every path that answers it
@@ -21,6 +22,15 @@ struct IdentifierAnswer {
             self.init(status: .notModified, eTag: snapshot.eTag, body: nil)
         } else {
             self.init(status: .ok, eTag: snapshot.eTag, body: snapshot.body)
+        }
+    }
+
+    /// The status as HTTP says it.
+    var httpStatus: HTTPResponse.Status {
+        switch status {
+        case .ok: .ok
+        case .notModified: .notModified
+        case .notFound: .notFound
         }
     }
 

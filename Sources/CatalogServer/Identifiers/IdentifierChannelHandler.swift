@@ -1,5 +1,4 @@
 import CatalogCore
-import Foundation
 import HTTPTypes
 import NIOCore
 import NIOHTTP1
@@ -12,10 +11,9 @@ import NIOHTTP1
 /// It sits in the channel's pipeline just after NIO's HTTP/1 decoder, before Hummingbird's handlers. So that
 /// requests answered here count as any other: ``ConnectionLifetimeHandler``, before it, sees them for idle
 /// timeouts and `Connection: close`; graceful shutdown needs nothing, as each is answered within the read that
-/// brought it. Responses leave in
-/// the order requests came: while a request handed on to the application has not been answered, later ones
-/// are handed on too (and answered by ``IdentifierFastPath`` from the same snapshots), so that a pipelined
-/// request never overtakes another. HTTP/1.0 requests are handed on, with their keep-alive rules.
+/// brought it. Responses leave in the order requests came: while a request handed on to the application has not
+/// been answered, later ones are handed on too (and answered by ``IdentifierFastPath`` from the same snapshots),
+/// so that a pipelined request never overtakes another. HTTP/1.0 requests are handed on.
 final class IdentifierChannelHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -91,11 +89,7 @@ final class IdentifierChannelHandler: ChannelDuplexHandler, RemovableChannelHand
             headers.add(name: "Content-Type", value: "application/json")
             headers.add(name: "Content-Length", value: String(body.readableBytes))
         }
-        let status: HTTPResponseStatus = switch answer.status {
-        case .ok: .ok
-        case .notModified: .notModified
-        case .notFound: .notFound
-        }
+        let status = HTTPResponseStatus(statusCode: Int(answer.httpStatus.code))
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))),
                       promise: nil)
         if let body, request.method == .GET { context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil) }
@@ -103,35 +97,6 @@ final class IdentifierChannelHandler: ChannelDuplexHandler, RemovableChannelHand
         context.write(wrapOutboundOut(.end(nil)), promise: nil)
         unflushed = true
         metrics.request(route: IdentifierRoute.pattern, method: request.method == .GET ? .get : .head,
-                        status: HTTPResponse.Status(code: Int(status.code)), duration: clock.now - start)
-    }
-}
-
-/// The `Date` header's value (RFC 9110 IMF-fixdate), formatted once a second.
-struct HTTPDate {
-    private var second = 0
-    private var text = ""
-
-    var now: String {
-        mutating get {
-            var time = timespec()
-            clock_gettime(CLOCK_REALTIME, &time)
-            if time.tv_sec != second {
-                second = time.tv_sec
-                text = Self.format(second)
-            }
-            return text
-        }
-    }
-
-    static func format(_ seconds: Int) -> String {
-        var t = time_t(seconds)
-        var parts = tm()
-        gmtime_r(&t, &parts)
-        let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
-        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(days[Int(parts.tm_wday)]), \(two(parts.tm_mday)) \(months[Int(parts.tm_mon)]) \(parts.tm_year + 1900) "
-            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT"
+                        status: answer.httpStatus, duration: clock.now - start)
     }
 }

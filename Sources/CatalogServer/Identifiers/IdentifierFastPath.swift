@@ -35,14 +35,13 @@ struct IdentifierFastPath<Next: HTTPResponder>: HTTPResponder {
             headers[.eTag] = eTag
             headers[.cacheControl] = IdentifierRoute.cacheControl
         }
-        guard let body = answer.body else { return Response(status: .notModified, headers: headers) }
+        guard let body = answer.body else { return Response(status: answer.httpStatus, headers: headers) }
         headers[.contentType] = "application/json"
-        let status: HTTPResponse.Status = answer.status == .ok ? .ok : .notFound
         if request.method == .head {
             headers[.contentLength] = String(body.readableBytes)
-            return Response(status: status, headers: headers, body: ResponseBody())
+            return Response(status: answer.httpStatus, headers: headers, body: ResponseBody())
         }
-        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: body))
+        return Response(status: answer.httpStatus, headers: headers, body: ResponseBody(byteBuffer: body))
     }
 }
 
@@ -72,14 +71,18 @@ enum IdentifierRoute {
     /// Whether `path` is the route's, whatever its bundle id and query: anyone may ask it, and an unusual
     /// request (a percent-encoded path, an unknown type) is answered by the generated handler, not refused 401.
     static func isRoute(path: String) -> Bool {
-        let bytes = path.utf8
-        guard bytes.count > prefix.utf8.count + suffix.utf8.count, bytes.starts(with: prefix.utf8),
-              bytes.reversed().starts(with: suffix.utf8.reversed())
-        else { return false }
-        return !bytes.dropFirst(prefix.utf8.count).dropLast(suffix.utf8.count).contains(UInt8(ascii: "/"))
+        bundleID(in: path[...]) != nil
     }
 
     private static func match(path: Substring, query: Substring?) -> (Substring, PurchaseType?)? {
+        guard let bundleID = bundleID(in: path), !bundleID.utf8.contains(UInt8(ascii: "%")) else { return nil }
+        guard let query, !query.isEmpty else { return (bundleID, nil) }
+        guard query.hasPrefix("type="), let type = PurchaseType(rawValue: String(query.dropFirst(5))) else { return nil }
+        return (bundleID, type)
+    }
+
+    /// The bundle id segment of the route's path, as sent, or `nil` for another path.
+    private static func bundleID(in path: Substring) -> Substring? {
         // Byte comparisons: this runs on every request, and the route is plain ASCII.
         let bytes = path.utf8
         guard bytes.count > prefix.utf8.count + suffix.utf8.count, bytes.starts(with: prefix.utf8),
@@ -88,10 +91,7 @@ enum IdentifierRoute {
         let start = bytes.index(bytes.startIndex, offsetBy: prefix.utf8.count)
         let end = bytes.index(bytes.endIndex, offsetBy: -suffix.utf8.count)
         let bundleID = path[start..<end]
-        guard !bundleID.utf8.contains(UInt8(ascii: "/")), !bundleID.utf8.contains(UInt8(ascii: "%")) else { return nil }
-        guard let query, !query.isEmpty else { return (bundleID, nil) }
-        guard query.hasPrefix("type="), let type = PurchaseType(rawValue: String(query.dropFirst(5))) else { return nil }
-        return (bundleID, type)
+        return bundleID.utf8.contains(UInt8(ascii: "/")) ? nil : bundleID
     }
 
     /// `If-None-Match` compares weakly: `*`, or any listed tag equal to ours with or without `W/`.

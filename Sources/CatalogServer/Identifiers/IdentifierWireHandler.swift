@@ -102,12 +102,7 @@ final class IdentifierWireHandler: ChannelInboundHandler, RemovableChannelHandle
         if let body = answer.body, !request.isHead { context.write(wrapOutboundOut(body), promise: nil) }
         unflushed = true
         lifetime.recordActivity()
-        let status: HTTPResponse.Status = switch answer.status {
-        case .ok: .ok
-        case .notModified: .notModified
-        case .notFound: .notFound
-        }
-        metrics.request(route: IdentifierRoute.pattern, method: request.isHead ? .head : .get, status: status,
-                        duration: clock.now - start)
+        metrics.request(route: IdentifierRoute.pattern, method: request.isHead ? .head : .get,
+                        status: answer.httpStatus, duration: clock.now - start)
     }
 }
