@@ -1,6 +1,7 @@
 import CatalogAPI
 import CatalogCore
 import CatalogStore
+import Foundation
 import HTTPTypes
 import Hummingbird
 import OpenAPIRuntime
@@ -95,7 +96,10 @@ extension Problem {
     /// Errors of the generated layer: a handler's own error inside, or a request it could not read.
     private init(serverError: ServerError) {
         let inner = serverError.underlyingError
-        if inner is CatalogError || inner is Unauthenticated || inner is StoreUnavailable || inner is Problem
+        if let decodingError = inner as? DecodingError,
+           let problem = Self.queryParameterProblem(decodingError, in: serverError.request) {
+            self = problem
+        } else if inner is CatalogError || inner is Unauthenticated || inner is StoreUnavailable || inner is Problem
             || inner is DecodingError || inner is StoreKitFileNotJSON || inner is InvalidTimestamp {
             self = Problem(error: inner)
         } else if (400..<500).contains(serverError.httpStatus.code) {
@@ -104,6 +108,26 @@ extension Problem {
         } else {
             self = .internalError
         }
+    }
+
+    /// A query parameter the generated layer could not read (a value outside its enum): its decoding error
+    /// has no coding path and names the value, not the parameter (`Cannot initialize PurchaseType from invalid
+    /// String value GOLD`), and would otherwise read as a body that is not JSON. The parameter is the one of
+    /// the request's query that holds that value; `nil` when none does.
+    private static func queryParameterProblem(_ error: DecodingError, in request: HTTPRequest) -> Problem? {
+        guard case .dataCorrupted(let context) = error, context.codingPath.isEmpty,
+              let query = request.path?.split(separator: "?", maxSplits: 1).dropFirst().first,
+              let marker = context.debugDescription.range(of: " value ", options: .backwards)
+        else { return nil }
+        let value = context.debugDescription[marker.upperBound...]
+        let name = query.split(separator: "&").lazy.compactMap { item -> Substring? in
+            let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2, parts[1].removingPercentEncoding.map({ $0 == value }) == true else { return nil }
+            return parts[0]
+        }.first
+        guard let name else { return nil }
+        return .validation([FieldProblem(field: String(name), rule: "value",
+                                         message: "is not one of the values the API document lists")])
     }
 
     /// A problem for a bare HTTP status.

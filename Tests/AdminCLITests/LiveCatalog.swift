@@ -35,13 +35,20 @@ actor LiveCatalog {
         return try await task.value
     }
 
-    /// How the tests' servers run: on a free port, quiet, with the standard limits unless a test says otherwise.
+    /// How the tests' servers run: on a free port, quiet, with the standard limits unless a test says otherwise,
+    /// but for the wait for a database connection: 30 s, not 5. Every CLI test of the process shares this
+    /// server while the whole suite starts at once on two cores, and a full run once saw ten CLI commands
+    /// answered 503 after 5 s in that queue; the wait itself is tested by ProcessTests, which run alone.
     struct Arguments: ServerArguments {
         let hostname = "127.0.0.1"
         let port = 0
         let databaseURL: DatabaseURL
         let logLevel = Logger.Level.critical
-        var limits = ServiceLimits.standard
+        var limits: ServiceLimits = {
+            var limits = ServiceLimits.standard
+            limits.databaseWait = .seconds(30)
+            return limits
+        }()
     }
 
     private static func start() async throws -> Instance {

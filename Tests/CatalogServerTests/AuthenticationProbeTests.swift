@@ -85,7 +85,7 @@ struct AuthenticationProbeTests {
             #expect(try await api.send(.get, "/v1/apps/com.nokey/product-identifiers").status == .notFound)
             // Unusual requests for the public route are judged without a key, as the plain ones: not a 401.
             let unknownType = try await api.send(.get, "/v1/apps/com.nokey/product-identifiers?type=GOLD")
-            #expect(unknownType.status == .badRequest && unknownType.headers[.contentType] == "application/problem+json")
+            #expect(try problem(unknownType, .unprocessableContent, "validation-failed").errors?.first?.field == "type")
             #expect(try await api.send(.get, "/v1/apps/com%2Enokey/product-identifiers").status == .notFound)
         }
     }

@@ -126,6 +126,21 @@ struct HostileInputAPITests {
         }
     }
 
+    @Test("a query value outside its enum is refused naming the parameter, not read as a body")
+    func enumQueryValues() async throws {
+        let fixture = try await APIFixture.forSuite("hostile_api")
+        let keys = try await fixture.keys()
+        try await fixture.run { api in
+            try await ensureApp(api, keys)
+            for (path, field) in [("/v1/apps/\(Self.app)/products?state=FOO", "state"),
+                                  ("/v1/apps/\(Self.app)/products?limit=5&type=GOLD%20BARS", "type")] {
+                let response = try await api.send(.get, path, key: keys.admin)
+                let error = try problem(response, .unprocessableContent, "validation-failed").errors?.first
+                #expect(error?.field == field && error?.rule == "value", "\(path)")
+            }
+        }
+    }
+
     @Test("bad query parameters, paths and methods are 4xx problems", arguments: [
         "/v1/apps/\(app)/products?limit=100000", "/v1/apps/\(app)/products?limit=0", "/v1/apps/\(app)/products?limit=x",
         "/v1/apps/\(app)/products?cursor=%%%%", "/v1/apps/\(app)/products?cursor=bm90IGEgY3Vyc29y&state=FOO",
