@@ -25,6 +25,22 @@ struct IdentifierAnswer {
         }
     }
 
+    /// The response's header fields, in the order both event-loop paths write them: `Date` and `Server`, the
+    /// ETag and caching rule of a known app, and the body's type and length when there is one (a `HEAD` gives
+    /// the length its `GET` would have).
+    func forEachHeader(date: String, server: String, _ write: (String, String) -> Void) {
+        write("Date", date)
+        write("Server", server)
+        if let eTag {
+            write("ETag", eTag)
+            write("Cache-Control", IdentifierRoute.cacheControl)
+        }
+        if let body {
+            write("Content-Type", "application/json")
+            write("Content-Length", String(body.readableBytes))
+        }
+    }
+
     /// The status as HTTP says it.
     var httpStatus: HTTPResponse.Status {
         switch status {

@@ -78,21 +78,11 @@ final class IdentifierChannelHandler: ChannelDuplexHandler, RemovableChannelHand
         let answer = IdentifierAnswer(snapshots, bundleID: bundleID, type: type,
                                       ifNoneMatch: ifNoneMatch.isEmpty ? nil : ifNoneMatch.joined(separator: ", "))
         var headers = HTTPHeaders()
-        headers.add(name: "Date", value: date.now)
-        headers.add(name: "Server", value: serverName)
-        if let eTag = answer.eTag {
-            headers.add(name: "ETag", value: eTag)
-            headers.add(name: "Cache-Control", value: IdentifierRoute.cacheControl)
-        }
-        let body = answer.body
-        if let body {
-            headers.add(name: "Content-Type", value: "application/json")
-            headers.add(name: "Content-Length", value: String(body.readableBytes))
-        }
+        answer.forEachHeader(date: date.now, server: serverName) { headers.add(name: $0, value: $1) }
         let status = HTTPResponseStatus(statusCode: Int(answer.httpStatus.code))
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))),
                       promise: nil)
-        if let body, request.method == .GET { context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil) }
+        if let body = answer.body, request.method == .GET { context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil) }
         // A request that asked to close is closed after this by ConnectionLifetimeHandler.
         context.write(wrapOutboundOut(.end(nil)), promise: nil)
         unflushed = true

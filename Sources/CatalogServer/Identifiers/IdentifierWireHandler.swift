@@ -80,24 +80,17 @@ final class IdentifierWireHandler: ChannelInboundHandler, RemovableChannelHandle
         let answer = IdentifierAnswer(snapshots, bundleID: bundleID, type: type, ifNoneMatch: request.ifNoneMatch)
         var head = context.channel.allocator.buffer(capacity: 256)
         switch answer.status {
-        case .ok: head.writeStaticString("HTTP/1.1 200 OK\r\nDate: ")
-        case .notModified: head.writeStaticString("HTTP/1.1 304 Not Modified\r\nDate: ")
-        case .notFound: head.writeStaticString("HTTP/1.1 404 Not Found\r\nDate: ")
+        case .ok: head.writeStaticString("HTTP/1.1 200 OK\r\n")
+        case .notModified: head.writeStaticString("HTTP/1.1 304 Not Modified\r\n")
+        case .notFound: head.writeStaticString("HTTP/1.1 404 Not Found\r\n")
         }
-        head.writeString(date.now)
-        head.writeStaticString("\r\nServer: ")
-        head.writeString(serverName)
-        if let eTag = answer.eTag {
-            head.writeStaticString("\r\nETag: ")
-            head.writeString(eTag)
-            head.writeStaticString("\r\nCache-Control: ")
-            head.writeString(IdentifierRoute.cacheControl)
+        answer.forEachHeader(date: date.now, server: serverName) { name, value in
+            head.writeString(name)
+            head.writeStaticString(": ")
+            head.writeString(value)
+            head.writeStaticString("\r\n")
         }
-        if let body = answer.body {
-            head.writeStaticString("\r\nContent-Type: application/json\r\nContent-Length: ")
-            head.writeString(String(body.readableBytes))
-        }
-        head.writeStaticString("\r\n\r\n")
+        head.writeStaticString("\r\n")
         context.write(wrapOutboundOut(head), promise: nil)
         if let body = answer.body, !request.isHead { context.write(wrapOutboundOut(body), promise: nil) }
         unflushed = true
