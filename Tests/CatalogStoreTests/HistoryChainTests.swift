@@ -166,6 +166,20 @@ struct HistoryChainTests {
         #expect(plan.contains("Index Scan using history_chains_pkey"), "\(plan)")
     }
 
+    @Test("an event's canonical form is one inlined expression, with no SQL function parsed and planned per event")
+    func canonicalFormIsInlined() async throws {
+        let url = try await TestDatabase.forSuite("history_chain")
+        // A SQL function that is not inlined is parsed and planned at every call; the plan names it when so.
+        let plan = try await TestDatabase.withDatabase(url) { database in
+            try await StoreFixtures.values(
+                "EXPLAIN VERBOSE SELECT history_canonical(h) FROM history_events h", as: String.self, in: database
+            ).joined(separator: "\n")
+        }
+        #expect(plan.contains("to_json("), "\(plan)")
+        #expect(!plan.contains("iap_json_text("), "\(plan)")
+        #expect(!plan.contains("history_canonical("), "\(plan)")
+    }
+
     @Test("concurrent writers to one app never fork its chain")
     func concurrentWritersKeepOneChain() async throws {
         let url = try await TestDatabase.forSuite("history_chain")
