@@ -148,13 +148,17 @@ public struct Migrator: Sendable {
     }
 
     private func apply(on connection: PostgresConnection) async throws -> [Int] {
+        // Only when missing: CREATE ... IF NOT EXISTS still needs the right to create in the schema, and the
+        // service's role, finding a migration missing, must hear which one its database refused, and why.
         _ = try await connection.query("""
-            CREATE TABLE IF NOT EXISTS schema_migrations (
+            DO $$ BEGIN IF to_regclass('schema_migrations') IS NULL THEN
+            CREATE TABLE schema_migrations (
                 version    integer PRIMARY KEY,
                 name       text NOT NULL,
                 checksum   text NOT NULL,
                 applied_at timestamptz NOT NULL DEFAULT now()
-            )
+            );
+            END IF; END $$
             """, logger: logger).collect()
         let recorded = try await recordedChecksums(on: connection)
         var applied: [Int] = []

@@ -64,6 +64,27 @@ struct MigratorTests {
         }
     }
 
+    @Test("a role that may not change the schema, finding a migration missing, is told which one failed and why")
+    func missingMigrationUnderServiceRole() async throws {
+        let url = try await TestDatabase.empty("migrations_service_role")
+        let bundled = try Migrator.bundled()
+        try await TestDatabase.withClient(url) { client in
+            try await Migrator(migrations: bundled, logger: TestDatabase.logger).migrate(client)
+            _ = try await client.query("DELETE FROM schema_migrations WHERE version = \(bundled.count)").collect()
+        }
+        let service = try await TestDatabase.serviceURL(for: url)
+        try await TestDatabase.withClient(service) { client in
+            do {
+                try await Migrator(migrations: bundled, logger: TestDatabase.logger).migrate(client)
+                Issue.record("the service's role applied a migration")
+            } catch let failure as Migrator.Failure {
+                let last = try #require(bundled.last)
+                #expect("\(failure)".hasPrefix("migration \(last.version) (\(last.name)) failed: "), "\(failure)")
+                #expect("\(failure)".contains("SQLSTATE 42501"), "\(failure)")
+            }
+        }
+    }
+
     @Test("the bundled migrations are the files of sql/, numbered from 1 without gaps")
     func bundledFiles() throws {
         let versions = try Migrator.bundled().map(\.version)
