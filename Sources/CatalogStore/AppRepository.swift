@@ -6,7 +6,8 @@ import PostgresNIO
 public struct AppRepository: Sendable {
     let database: Database
 
-    static let columns = "bundle_id, name, newsstand, primary_locale, created_at, updated_at"
+    static let columnList = ["bundle_id", "name", "newsstand", "primary_locale", "created_at", "updated_at"]
+    static let columns = columnList.joined(separator: ", ")
 
     /// Stores a new app with its `app_created` event.
     public func create(_ app: App, event: HistoryRecord) async throws {
@@ -76,6 +77,17 @@ public struct AppRepository: Sendable {
             for try await exists in rows.decode(Bool.self) { return exists }
             return false
         }
+    }
+
+    /// The app from the columns named `prefix` + its column names, in a row that holds more than the app.
+    static func app(from row: PostgresRow, prefix: String) throws -> App {
+        let columns = row.makeRandomAccess()
+        func value<T: PostgresDecodable>(_ name: String, _ type: T.Type = T.self) throws -> T {
+            try columns[prefix + name].decode(T.self)
+        }
+        return App(bundleID: try value("bundle_id"), name: try value("name"), newsstand: try value("newsstand"),
+                   primaryLocale: try value("primary_locale"), createdAt: try value("created_at"),
+                   updatedAt: try value("updated_at"))
     }
 
     static func app(from row: PostgresRow) throws -> App {

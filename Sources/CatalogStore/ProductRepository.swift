@@ -21,12 +21,13 @@ public struct ProductFilter: Sendable, Hashable {
 public struct ProductRepository: Sendable {
     let database: Database
 
-    static let columns = """
-        app, product_id, type::text, state::text, version, reference_name, price_currency, price_amount::text,
-        territory_prices::text, introductory_offer::text, cleared_for_sale, localizations::text, review_note,
-        family_shareable, subscription_group_id, level, duration, live_content::text, submitted_from::text,
-        ever_submitted, created_at, updated_at
-        """
+    static let columnList = [
+        "app", "product_id", "type::text", "state::text", "version", "reference_name", "price_currency",
+        "price_amount::text", "territory_prices::text", "introductory_offer::text", "cleared_for_sale",
+        "localizations::text", "review_note", "family_shareable", "subscription_group_id", "level", "duration",
+        "live_content::text", "submitted_from::text", "ever_submitted", "created_at", "updated_at",
+    ]
+    static let columns = columnList.joined(separator: ", ")
 
     public func find(_ bundleID: String, _ productID: String) async throws -> Product? {
         try await database.execute(Find(bundleID: bundleID, productID: productID)).first.map(Self.product(from:))
@@ -34,6 +35,36 @@ public struct ProductRepository: Sendable {
 
     struct Find: PreparedQuery {
         static let sql = "SELECT \(ProductRepository.columns) FROM products WHERE app = $1 AND product_id = $2"
+        static let bindingDataTypes: [PostgresDataType] = [.text, .text]
+        let bundleID: String
+        let productID: String
+
+        func makeBindings() -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 2)
+            bindings.append(bundleID)
+            bindings.append(productID)
+            return bindings
+        }
+    }
+
+    /// The app and its product `productID` in one read, for an operation on one product: `nil` when there is
+    /// no such app, a `nil` product when the app has no such product.
+    public func findWithApp(_ bundleID: String, _ productID: String) async throws -> (App, Product?)? {
+        guard let row = try await database.execute(FindWithApp(bundleID: bundleID, productID: productID)).first else {
+            return nil
+        }
+        let app = try AppRepository.app(from: row, prefix: "app_")
+        guard try row.makeRandomAccess()["product_id"].decode(String?.self) != nil else { return (app, nil) }
+        return (app, try Self.product(from: row))
+    }
+
+    struct FindWithApp: PreparedQuery {
+        static let sql = """
+            SELECT \(AppRepository.columnList.map { "a.\($0) AS app_\($0)" }.joined(separator: ", ")),
+                   \(ProductRepository.columnList.map { "p.\($0)" }.joined(separator: ", "))
+            FROM apps a LEFT JOIN products p ON p.app = a.bundle_id AND p.product_id = $2
+            WHERE a.bundle_id = $1
+            """
         static let bindingDataTypes: [PostgresDataType] = [.text, .text]
         let bundleID: String
         let productID: String

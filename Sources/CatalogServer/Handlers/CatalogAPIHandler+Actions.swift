@@ -8,7 +8,7 @@ extension CatalogAPIHandler {
         guard case .json(let body) = input.body else { throw Problem(status: .unsupportedMediaType) }
         let action: ReviewAction = EnumMapping.convert(body.action)
         do {
-            // Its reads and its write on one connection (ConnectionScope).
+            // Its read and its write on one connection (ConnectionScope).
             let output = try await database.withOneConnection { try await perform(action, input, body) }
             metrics.action(action, outcome: "applied")
             return output
@@ -21,8 +21,7 @@ extension CatalogAPIHandler {
     private func perform(_ action: ReviewAction, _ input: Operations.PerformAction.Input,
                          _ body: Components.Schemas.ActionRequest) async throws -> Operations.PerformAction.Output {
         let key = try Access.require(.readCatalog)
-        let app = try await visibleApp(input.path.bundleId, for: key)
-        let product = try await existingProduct(app, input.path.productId)
+        let (app, product) = try await visibleProduct(input.path.bundleId, input.path.productId, for: key)
         try EntityTag.check(input.headers.ifMatch, against: product)
         let next = try product.performing(action, by: key.role, reason: body.reason, in: app, at: now())
         let saved = try await database.products.save(next, replacing: product, cause: action.rawValue, event: record(

@@ -35,8 +35,8 @@ extension CatalogAPIHandler {
 
     func getProduct(_ input: Operations.GetProduct.Input) async throws -> Operations.GetProduct.Output {
         let key = try Access.require(.readCatalog)
-        let app = try await visibleApp(input.path.bundleId, for: key)
         if let instant = input.query.asOf {
+            let app = try await visibleApp(input.path.bundleId, for: key)
             // The past, rebuilt from history: nothing can be done there, so no actions are offered.
             let events = try await database.history.forProduct(app.bundleID, input.path.productId, until: instant)
             guard let product = try Product.replaying(events) else {
@@ -44,7 +44,7 @@ extension CatalogAPIHandler {
             }
             return .ok(.init(body: .json(.init(product, app: app, role: nil))))
         }
-        let product = try await existingProduct(app, input.path.productId)
+        let (app, product) = try await visibleProduct(input.path.bundleId, input.path.productId, for: key)
         return .ok(.init(headers: .init(eTag: EntityTag.of(product)),
                          body: .json(.init(product, app: app, role: key.role))))
     }
@@ -80,8 +80,7 @@ extension CatalogAPIHandler {
 
     func deleteProduct(_ input: Operations.DeleteProduct.Input) async throws -> Operations.DeleteProduct.Output {
         let key = try Access.require(.editCatalog)
-        let app = try await visibleApp(input.path.bundleId, for: key)
-        let product = try await existingProduct(app, input.path.productId)
+        let (app, product) = try await visibleProduct(input.path.bundleId, input.path.productId, for: key)
         try EntityTag.check(input.headers.ifMatch, against: product)
         guard product.isDeletable else {
             throw CatalogError.conflict("only a product that was never submitted can be deleted", state: product.state)
@@ -97,6 +96,20 @@ extension CatalogAPIHandler {
                 : CatalogError.conflict("the product changed while it was being deleted; read it again", state: current.state)
         }
         return .noContent(.init())
+    }
+
+    /// The app and its product, read together: an operation on one product reads both in one round trip.
+    func visibleProduct(_ bundleID: String, _ productID: String, for key: APIKey) async throws -> (App, Product) {
+        guard Identifiers.productIDProblems(productID).isEmpty else {
+            throw CatalogError.notFound("no product \(productID) in \(try await visibleApp(bundleID, for: key).bundleID)")
+        }
+        guard Identifiers.bundleIDProblems(bundleID).isEmpty, key.canSee(app: bundleID),
+              let (app, product) = try await database.products.findWithApp(bundleID, productID)
+        else {
+            throw CatalogError.notFound("no app \(bundleID)")
+        }
+        guard let product else { throw CatalogError.notFound("no product \(productID) in \(app.bundleID)") }
+        return (app, product)
     }
 
     func existingProduct(_ app: App, _ productID: String) async throws -> Product {
