@@ -157,7 +157,7 @@ done
 rm -rf "$S_RUN_DIR/bin"; mv "$S_RUN_DIR/bin.tmp" "$S_RUN_DIR/bin"
 chmod -R a+rX "$S_RUN_DIR"
 SERVER="$S_RUN_DIR/bin/iap-server"
-MIGRATIONS="$(ls "$S_RUN_DIR"/bin/*_CatalogStore.resources/Migrations 2>/dev/null | tr '\n' ' ' | sed 's/ $//')"
+MIGRATIONS="$( (ls "$S_RUN_DIR"/bin/*_CatalogStore.resources/Migrations 2>/dev/null || true) | tr '\n' ' ' | sed 's/ $//')"
 [ -n "$MIGRATIONS" ] || { echo "no CatalogStore resource bundle next to $IAP_SERVER" >&2; exit 1; }
 log "server: $IAP_SERVER ($(date -u -r "$IAP_SERVER" +%FT%TZ)), migrations: $MIGRATIONS"
 
@@ -203,6 +203,13 @@ start_service() {  # DB: start S on DB like the peers (start-extra.sh), with thi
   RATE_LIMIT_PER_SECOND=1000000000 RATE_LIMIT_BURST=1000000000 \
     "$PEERS_DIR/start-extra.sh" s "$S_PORT" -- "$SERVER" serve --port "$S_PORT"
   S_PID="$(cat "$BENCH_RUN_DIR/peer-s.pid")"
+  # start-extra.sh waits for the port to answer, not for this process to: another server left on the port
+  # (one started by hand) would answer for it while this one exits at once, and be measured in its place.
+  sleep 1
+  kill -0 "$S_PID" 2>/dev/null || {
+    echo "run.sh: the service exited at start (see $BENCH_RUN_DIR/peer-s.log); is 127.0.0.1:$S_PORT taken by another process?" >&2
+    exit 1
+  }
 }
 hwm_kb() { awk '/^VmHWM:/ { print $2 }' "/proc/$1/status"; }
 rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }

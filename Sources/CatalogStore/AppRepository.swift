@@ -24,7 +24,7 @@ public struct AppRepository: Sendable {
     }
 
     public func find(_ bundleID: String) async throws -> App? {
-        try await database.execute(Find(bundleID: bundleID)).first.map(Self.app(from:))
+        try await database.execute(Find(bundleID: bundleID)).first.map { try Self.app(from: $0) }
     }
 
     struct Find: PreparedQuery {
@@ -79,8 +79,9 @@ public struct AppRepository: Sendable {
         }
     }
 
-    /// The app from the columns named `prefix` + its column names, in a row that holds more than the app.
-    static func app(from row: PostgresRow, prefix: String) throws -> App {
+    /// The app from its columns in `row`, named `prefix` + the column's name (a row that holds more than the
+    /// app prefixes them).
+    static func app(from row: PostgresRow, prefix: String = "") throws -> App {
         let columns = row.makeRandomAccess()
         func value<T: PostgresDecodable>(_ name: String, _ type: T.Type = T.self) throws -> T {
             try columns[prefix + name].decode(T.self)
@@ -88,12 +89,5 @@ public struct AppRepository: Sendable {
         return App(bundleID: try value("bundle_id"), name: try value("name"), newsstand: try value("newsstand"),
                    primaryLocale: try value("primary_locale"), createdAt: try value("created_at"),
                    updatedAt: try value("updated_at"))
-    }
-
-    static func app(from row: PostgresRow) throws -> App {
-        let (bundleID, name, newsstand, primaryLocale, createdAt, updatedAt) =
-            try row.decode((String, String, Bool, String, Date, Date).self)
-        return App(bundleID: bundleID, name: name, newsstand: newsstand, primaryLocale: primaryLocale,
-                   createdAt: createdAt, updatedAt: updatedAt)
     }
 }

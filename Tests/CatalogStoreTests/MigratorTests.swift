@@ -68,9 +68,11 @@ struct MigratorTests {
     func missingMigrationUnderServiceRole() async throws {
         let url = try await TestDatabase.empty("migrations_service_role")
         let bundled = try Migrator.bundled()
+        // The newest migration, forgotten: like every migration, it changes objects only their owner may change.
+        let last = try #require(bundled.last)
         try await TestDatabase.withClient(url) { client in
             try await Migrator(migrations: bundled, logger: TestDatabase.logger).migrate(client)
-            _ = try await client.query("DELETE FROM schema_migrations WHERE version = \(bundled.count)").collect()
+            _ = try await client.query("DELETE FROM schema_migrations WHERE version = \(last.version)").collect()
         }
         let service = try await TestDatabase.serviceURL(for: url)
         try await TestDatabase.withClient(service) { client in
@@ -78,7 +80,6 @@ struct MigratorTests {
                 try await Migrator(migrations: bundled, logger: TestDatabase.logger).migrate(client)
                 Issue.record("the service's role applied a migration")
             } catch let failure as Migrator.Failure {
-                let last = try #require(bundled.last)
                 #expect("\(failure)".hasPrefix("migration \(last.version) (\(last.name)) failed: "), "\(failure)")
                 #expect("\(failure)".contains("SQLSTATE 42501"), "\(failure)")
             }
