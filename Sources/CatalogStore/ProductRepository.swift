@@ -33,18 +33,10 @@ public struct ProductRepository: Sendable {
         try await database.execute(Find(bundleID: bundleID, productID: productID)).first.map(Self.product(from:))
     }
 
-    struct Find: PreparedQuery {
+    struct Find: ProductKeyQuery {
         static let sql = "SELECT \(ProductRepository.columns) FROM products WHERE app = $1 AND product_id = $2"
-        static let bindingDataTypes: [PostgresDataType] = [.text, .text]
         let bundleID: String
         let productID: String
-
-        func makeBindings() -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 2)
-            bindings.append(bundleID)
-            bindings.append(productID)
-            return bindings
-        }
     }
 
     /// The app and its product `productID` in one read, for an operation on one product: `nil` when there is
@@ -58,23 +50,15 @@ public struct ProductRepository: Sendable {
         return (app, try Self.product(from: row))
     }
 
-    struct FindWithApp: PreparedQuery {
+    struct FindWithApp: ProductKeyQuery {
         static let sql = """
             SELECT \(AppRepository.columnList.map { "a.\($0) AS app_\($0)" }.joined(separator: ", ")),
                    \(ProductRepository.columnList.map { "p.\($0)" }.joined(separator: ", "))
             FROM apps a LEFT JOIN products p ON p.app = a.bundle_id AND p.product_id = $2
             WHERE a.bundle_id = $1
             """
-        static let bindingDataTypes: [PostgresDataType] = [.text, .text]
         let bundleID: String
         let productID: String
-
-        func makeBindings() -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 2)
-            bindings.append(bundleID)
-            bindings.append(productID)
-            return bindings
-        }
     }
 
     /// One page of the app's products in productId order, after `cursor`.
@@ -247,6 +231,23 @@ public struct ProductRepository: Sendable {
             submittedFrom: submittedFrom.flatMap(ReviewState.init(rawValue:)),
             everSubmitted: try value("ever_submitted"),
             createdAt: try value("created_at"), updatedAt: try value("updated_at"))
+    }
+}
+
+/// A statement on one product by its key: `$1` the app's bundle id, `$2` the productId.
+protocol ProductKeyQuery: PreparedQuery {
+    var bundleID: String { get }
+    var productID: String { get }
+}
+
+extension ProductKeyQuery {
+    static var bindingDataTypes: [PostgresDataType] { [.text, .text] }
+
+    func makeBindings() -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 2)
+        bindings.append(bundleID)
+        bindings.append(productID)
+        return bindings
     }
 }
 

@@ -101,14 +101,14 @@ extension CatalogAPIHandler {
     /// The app and its product, read together: an operation on one product reads both in one round trip.
     func visibleProduct(_ bundleID: String, _ productID: String, for key: APIKey) async throws -> (App, Product) {
         guard Identifiers.productIDProblems(productID).isEmpty else {
-            throw CatalogError.notFound("no product \(productID) in \(try await visibleApp(bundleID, for: key).bundleID)")
+            throw Self.noProduct(productID, in: try await visibleApp(bundleID, for: key))
         }
-        guard Identifiers.bundleIDProblems(bundleID).isEmpty, key.canSee(app: bundleID),
+        guard mayLookUp(app: bundleID, for: key),
               let (app, product) = try await database.products.findWithApp(bundleID, productID)
         else {
-            throw CatalogError.notFound("no app \(bundleID)")
+            throw Self.noApp(bundleID)
         }
-        guard let product else { throw CatalogError.notFound("no product \(productID) in \(app.bundleID)") }
+        guard let product else { throw Self.noProduct(productID, in: app) }
         return (app, product)
     }
 
@@ -116,8 +116,12 @@ extension CatalogAPIHandler {
         guard Identifiers.productIDProblems(productID).isEmpty,
               let product = try await database.products.find(app.bundleID, productID)
         else {
-            throw CatalogError.notFound("no product \(productID) in \(app.bundleID)")
+            throw Self.noProduct(productID, in: app)
         }
         return product
+    }
+
+    static func noProduct(_ productID: String, in app: App) -> CatalogError {
+        .notFound("no product \(productID) in \(app.bundleID)")
     }
 }

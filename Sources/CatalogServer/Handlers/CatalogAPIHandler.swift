@@ -17,13 +17,19 @@ struct CatalogAPIHandler: APIProtocol {
 
     /// The app `bundleID`, if the key may see it; otherwise not found, exactly as if it did not exist.
     func visibleApp(_ bundleID: String, for key: APIKey) async throws -> App {
-        guard Identifiers.bundleIDProblems(bundleID).isEmpty, key.canSee(app: bundleID),
-              let app = try await database.apps.find(bundleID)
-        else {
-            throw CatalogError.notFound("no app \(bundleID)")
+        guard mayLookUp(app: bundleID, for: key), let app = try await database.apps.find(bundleID) else {
+            throw Self.noApp(bundleID)
         }
         return app
     }
+
+    /// Whether `bundleID` is worth looking up for `key`: a malformed bundle id, or an app the key may not see,
+    /// is not found without asking the database.
+    func mayLookUp(app bundleID: String, for key: APIKey) -> Bool {
+        Identifiers.bundleIDProblems(bundleID).isEmpty && key.canSee(app: bundleID)
+    }
+
+    static func noApp(_ bundleID: String) -> CatalogError { .notFound("no app \(bundleID)") }
 
     /// Rebuilds the app's identifier snapshot now, after a change to what is on sale, so that this server
     /// answers with the change as soon as the change is answered; the database's notification brings it to
