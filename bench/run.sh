@@ -18,6 +18,8 @@
 #  6. measures transitions/s: POST .../actions alternating submit_change/withdraw, 32 connections
 #     (bench/wrk/actions.lua), spread over ACTIONS_APPS apps, then all on one app; then checks that the
 #     chains verify and that the new action events equal the version increments;
+#  6b. measures PostgreSQL's own ceiling for those actions: pgbench makes them with the service's two
+#     statements (bench/ceiling/action.sql), no HTTP server, one and eight per transaction;
 #  7. measures the server's peak RSS (VmHWM) on a 100,000-product catalog (database $S_DB_100K, loaded once
 #     and kept), after requesting every app's identifier list once;
 #  8. prints the ratios and targets (bench/tools/report.py), rewrites the generated part of
@@ -27,7 +29,7 @@
 #   BENCH_QUICK=1            ROUNDS=1 WRK_WARMUP=5 WRK_DURATION=10 ACTIONS_DURATION=10, no CPU breakdown
 #   ROUNDS [3] WRK_WARMUP [30] WRK_DURATION [20] WRK_* ...   passed to the peers' rounds.sh / run.sh
 #   BENCH_PEERS ["A B"]      peers measured next to S (C = Flask may be added)
-#   BENCH_STEPS ["check rounds actions rss"]   which measurements to run (setup/start/load always run)
+#   BENCH_STEPS ["check rounds actions ceiling rss"]   which measurements to run (setup/start/load always run)
 #   BENCH_CPU_BREAKDOWN [1, 0 if quick]        peers' tools/cpu_breakdown.sh for S, B, A on the typical app
 #   ACTIONS_CONNECTIONS [32] ACTIONS_THREADS [2] ACTIONS_DURATION [20] ACTIONS_WARMUP [5]
 #   ACTIONS_APPS [32] ACTIONS_PER_APP [100]     the transition benchmark's apps and their products
@@ -62,7 +64,7 @@ if [ "${BENCH_QUICK:-0}" = 1 ]; then
 fi
 export ROUNDS="${ROUNDS:-3}" WRK_WARMUP="${WRK_WARMUP:-30}" WRK_DURATION="${WRK_DURATION:-20}"
 BENCH_PEERS="${BENCH_PEERS:-A B}"
-BENCH_STEPS="${BENCH_STEPS:-check rounds actions rss}"
+BENCH_STEPS="${BENCH_STEPS:-check rounds actions ceiling rss}"
 BENCH_CPU_BREAKDOWN="${BENCH_CPU_BREAKDOWN:-1}"
 ACTIONS_CONNECTIONS="${ACTIONS_CONNECTIONS:-32}" ACTIONS_THREADS="${ACTIONS_THREADS:-2}"
 ACTIONS_DURATION="${ACTIONS_DURATION:-20}" ACTIONS_WARMUP="${ACTIONS_WARMUP:-5}"
@@ -356,6 +358,40 @@ if has_step actions; then
   fi
   measure_actions actions "$all_filter" "$ACTIONS_APPS apps"
   measure_actions actions1 "app = '${ACTIONS_PREFIX}01'" "one app"
+fi
+
+# ------------------------------------------------------------------ 6b. PostgreSQL's own ceiling for actions
+# The same actions on the same apps, made by pgbench straight on the database with the service's two
+# statements (bench/ceiling/action.sql) and no HTTP server: what PostgreSQL alone commits per second on this
+# machine, one action per transaction and eight per transaction. The service, sharing the cores with it,
+# cannot go above it.
+measure_ceiling() {  # KEY PER_TRANSACTION
+  local key="$1" per="$2" script="$OUT/ceiling-$2.sql" key_id tps failed busy other i
+  key_id="$(psql_as "$S_DB" -Atc "SELECT id FROM api_keys ORDER BY created_at DESC LIMIT 1")"
+  { [ "$per" = 1 ] || echo 'BEGIN;'
+    for ((i = 0; i < per; i++)); do cat "$BENCH_DIR/ceiling/action.sql"; done
+    [ "$per" = 1 ] || echo 'COMMIT;'; } > "$script"
+  "$PY" "$PEERS_DIR/tools/cpuacct.py" snap "$(id -u "$BENCH_USER")" > "$OUT/cpu1"
+  log "ceiling ($per per transaction): pgbench -c$ACTIONS_CONNECTIONS -j$ACTIONS_THREADS -T$ACTIONS_DURATION on $ACTIONS_APPS apps"
+  "${PRIO[@]}" "$PG_BIN/pgbench" -h "$BENCH_PGHOST" -p "$BENCH_PGPORT" -U "$BENCH_PGUSER" -M prepared -n \
+    -c "$ACTIONS_CONNECTIONS" -j "$ACTIONS_THREADS" -T "$ACTIONS_DURATION" -D apps="$ACTIONS_APPS" \
+    -D per_app="$ACTIONS_PER_APP" -D prefix="$ACTIONS_PREFIX" -D key_id="$key_id" -f "$script" "$S_DB" \
+    > "$OUT/$key.txt" 2>&1 || { cat "$OUT/$key.txt" >&2; echo "pgbench failed" >&2; exit 1; }
+  "$PY" "$PEERS_DIR/tools/cpuacct.py" snap "$(id -u "$BENCH_USER")" > "$OUT/cpu2"
+  # Only "busy": pgbench's connections end with it, so cpuacct.py would count their backends as other work.
+  read -r busy other < <("$PY" "$PEERS_DIR/tools/cpuacct.py" diff "$OUT/cpu1" "$OUT/cpu2")
+  tps="$(sed -n 's/^tps = \([0-9.]*\) .*/\1/p' "$OUT/$key.txt")"
+  failed="$(sed -n 's/^number of failed transactions: \([0-9]*\).*/\1/p' "$OUT/$key.txt")"
+  [ -n "$tps" ] || { cat "$OUT/$key.txt" >&2; echo "pgbench printed no tps" >&2; exit 1; }
+  { echo "${key}_per_s=$(awk -v t="$tps" -v n="$per" 'BEGIN { printf "%.1f", t * n }')"
+    echo "${key}_per_transaction=$per"; echo "${key}_failed=${failed:-?}"; echo "${key}_cpu=$busy"
+    echo "${key}_connections=$ACTIONS_CONNECTIONS"; echo "${key}_duration=$ACTIONS_DURATION"; } >> "$FACTS"
+  log "ceiling ($per per transaction): $(grep "^${key}_per_s=" "$FACTS" | cut -d= -f2) actions/s" \
+      "($tps transactions/s, ${failed:-?} failed); machine CPU busy $busy %"
+}
+if has_step ceiling; then
+  measure_ceiling ceiling 1
+  measure_ceiling ceiling8 8
 fi
 
 # ------------------------------------------------------------------ 7. memory
