@@ -43,7 +43,11 @@ struct StoreKitFileMiddleware<Context: RequestContext>: RouterMiddleware {
 
         /// `POST /v1/apps/{bundleId}/import/storekit` or `GET /v1/apps/{bundleId}/export/storekit`.
         init?(_ request: Request) {
-            let parts = request.uri.path.split(separator: "/", omittingEmptySubsequences: false)
+            // Every request asks this several times (body limit, null check, here): most answer at the suffix,
+            // without splitting the path (the split was 2 % of the server's CPU under the actions benchmark).
+            let path = request.uri.path
+            guard path.hasSuffix("/storekit") else { return nil }
+            let parts = path.split(separator: "/", omittingEmptySubsequences: false)
             guard parts.count == 6, parts[0].isEmpty, parts[1] == "v1", parts[2] == "apps", parts[5] == "storekit"
             else { return nil }
             switch (request.method, parts[4]) {
