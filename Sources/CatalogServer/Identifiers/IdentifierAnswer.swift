@@ -12,16 +12,20 @@ struct IdentifierAnswer {
     let eTag: String?
     /// The JSON body of a `GET` (a `HEAD` sends its length only); `nil` for 304.
     let body: ByteBuffer?
+    /// The header lines after `Date` and `Server` (``forEachRepresentationHeader``), as bytes, each ending in
+    /// CRLF: precomputed with the snapshot, so that the wire path copies them instead of writing each field.
+    let headerLines: ByteBuffer
 
     init(_ snapshots: IdentifierSnapshots, bundleID: Substring, type: PurchaseType?, ifNoneMatch: String?) {
         guard let snapshot = snapshots.answer(bundleID, type: type) else {
-            self.init(status: .notFound, eTag: nil, body: IdentifierSnapshots.appNotFound)
+            self.init(status: .notFound, eTag: nil, body: IdentifierSnapshots.appNotFound,
+                      headerLines: Self.notFoundHeaderLines)
             return
         }
         if let ifNoneMatch, IdentifierRoute.matches(ifNoneMatch, snapshot.eTag) {
-            self.init(status: .notModified, eTag: snapshot.eTag, body: nil)
+            self.init(status: .notModified, eTag: snapshot.eTag, body: nil, headerLines: snapshot.notModifiedHeaderLines)
         } else {
-            self.init(status: .ok, eTag: snapshot.eTag, body: snapshot.body)
+            self.init(status: .ok, eTag: snapshot.eTag, body: snapshot.body, headerLines: snapshot.headerLines)
         }
     }
 
@@ -31,15 +35,36 @@ struct IdentifierAnswer {
     func forEachHeader(date: String, server: String, _ write: (String, String) -> Void) {
         write("Date", date)
         write("Server", server)
+        Self.forEachRepresentationHeader(eTag: eTag, bodyLength: body?.readableBytes, write)
+    }
+
+    /// The fields that follow `Date` and `Server`: the ETag and caching rule of a known app, and the body's
+    /// type and length when there is one.
+    static func forEachRepresentationHeader(eTag: String?, bodyLength: Int?, _ write: (String, String) -> Void) {
         if let eTag {
             write("ETag", eTag)
             write("Cache-Control", IdentifierRoute.cacheControl)
         }
-        if let body {
+        if let bodyLength {
             write("Content-Type", "application/json")
-            write("Content-Length", String(body.readableBytes))
+            write("Content-Length", String(bodyLength))
         }
     }
+
+    /// ``forEachRepresentationHeader`` as header lines.
+    static func headerLines(eTag: String?, bodyLength: Int?) -> ByteBuffer {
+        var lines = ByteBuffer()
+        forEachRepresentationHeader(eTag: eTag, bodyLength: bodyLength) { name, value in
+            lines.writeString(name)
+            lines.writeStaticString(": ")
+            lines.writeString(value)
+            lines.writeStaticString("\r\n")
+        }
+        return lines
+    }
+
+    private static let notFoundHeaderLines = headerLines(
+        eTag: nil, bodyLength: IdentifierSnapshots.appNotFound.readableBytes)
 
     /// The status as HTTP says it.
     var httpStatus: HTTPResponse.Status {
@@ -50,9 +75,10 @@ struct IdentifierAnswer {
         }
     }
 
-    private init(status: Status, eTag: String?, body: ByteBuffer?) {
+    private init(status: Status, eTag: String?, body: ByteBuffer?, headerLines: ByteBuffer) {
         self.status = status
         self.eTag = eTag
         self.body = body
+        self.headerLines = headerLines
     }
 }

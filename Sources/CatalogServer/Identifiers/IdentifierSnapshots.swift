@@ -14,6 +14,17 @@ final class IdentifierSnapshots: Sendable {
         /// Quoted, as the header carries it.
         let eTag: String
         let identifiers: [String]
+        /// The header lines after `Date` and `Server` of a 200 (and a `HEAD`), and of a 304.
+        let headerLines: ByteBuffer
+        let notModifiedHeaderLines: ByteBuffer
+
+        init(body: ByteBuffer, eTag: String, identifiers: [String]) {
+            self.body = body
+            self.eTag = eTag
+            self.identifiers = identifiers
+            headerLines = IdentifierAnswer.headerLines(eTag: eTag, bodyLength: body.readableBytes)
+            notModifiedHeaderLines = IdentifierAnswer.headerLines(eTag: eTag, bodyLength: nil)
+        }
     }
 
     /// An app's answers: all products on sale, and per type.

@@ -23,6 +23,9 @@ final class IdentifierWireHandler: ChannelInboundHandler, RemovableChannelHandle
     /// Whether answers were written since the last flush: they leave together at the end of the read.
     private var unflushed = false
     private var date = HTTPDate()
+    /// `Date` and `Server` as header lines, rebuilt when the date's text changes (once a second at most).
+    private var dateText = ""
+    private var dateLines = ByteBuffer()
 
     init(snapshots: IdentifierSnapshots, metrics: ServiceMetrics, serverName: String,
          lifetime: ConnectionLifetimeHandler) {
@@ -78,21 +81,26 @@ final class IdentifierWireHandler: ChannelInboundHandler, RemovableChannelHandle
         let clock = ContinuousClock()
         let start = clock.now
         let answer = IdentifierAnswer(snapshots, bundleID: bundleID, type: type, ifNoneMatch: request.ifNoneMatch)
-        var head = context.channel.allocator.buffer(capacity: 256)
+        let now = date.now
+        if now != dateText {
+            dateText = now
+            dateLines = ByteBuffer(string: "Date: \(now)\r\nServer: \(serverName)\r\n")
+        }
+        let body = request.isHead ? nil : answer.body
+        // The whole answer in one buffer, one write: the same fields in the same order as the other paths
+        // (IdentifierAnswer.forEachHeader), most of them precomputed with the snapshot.
+        var bytes = context.channel.allocator.buffer(
+            capacity: 32 + dateLines.readableBytes + answer.headerLines.readableBytes + (body?.readableBytes ?? 0))
         switch answer.status {
-        case .ok: head.writeStaticString("HTTP/1.1 200 OK\r\n")
-        case .notModified: head.writeStaticString("HTTP/1.1 304 Not Modified\r\n")
-        case .notFound: head.writeStaticString("HTTP/1.1 404 Not Found\r\n")
+        case .ok: bytes.writeStaticString("HTTP/1.1 200 OK\r\n")
+        case .notModified: bytes.writeStaticString("HTTP/1.1 304 Not Modified\r\n")
+        case .notFound: bytes.writeStaticString("HTTP/1.1 404 Not Found\r\n")
         }
-        answer.forEachHeader(date: date.now, server: serverName) { name, value in
-            head.writeString(name)
-            head.writeStaticString(": ")
-            head.writeString(value)
-            head.writeStaticString("\r\n")
-        }
-        head.writeStaticString("\r\n")
-        context.write(wrapOutboundOut(head), promise: nil)
-        if let body = answer.body, !request.isHead { context.write(wrapOutboundOut(body), promise: nil) }
+        bytes.writeImmutableBuffer(dateLines)
+        bytes.writeImmutableBuffer(answer.headerLines)
+        bytes.writeStaticString("\r\n")
+        if let body { bytes.writeImmutableBuffer(body) }
+        context.write(wrapOutboundOut(bytes), promise: nil)
         unflushed = true
         lifetime.recordActivity()
         metrics.request(route: IdentifierRoute.pattern, method: request.isHead ? .head : .get,
