@@ -115,6 +115,8 @@ public struct ProductRepository: Sendable {
         try await !database.execute(Save(product: product, previous: previous, cause: cause, event: event)).isEmpty
     }
 
+    /// bench/ceiling/action.sql repeats this statement for pgbench (the database's own actions/s): a change
+    /// here belongs there too.
     struct Save: PreparedQuery {
         static let sql = """
             WITH changed AS (

@@ -47,8 +47,9 @@ struct IdentifierFastPath<Next: HTTPResponder>: HTTPResponder {
 
 /// The identifier route's URL and caching rules, shared by the fast path and the generated handler.
 enum IdentifierRoute {
-    private static var prefix: String { "/v1/apps/" }
-    private static var suffix: String { "/product-identifiers" }
+    /// The route's path around the bundle id, as the bytes it is matched against.
+    private static let prefixBytes = Array("/v1/apps/".utf8)
+    private static let suffixBytes = Array("/product-identifiers".utf8)
     /// The route as metrics name it.
     static let pattern = "/v1/apps/{bundleId}/product-identifiers"
     /// Clients may keep the answer but must revalidate it (a cheap 304): what is on sale changes at once.
@@ -100,9 +101,6 @@ enum IdentifierRoute {
             && UnsafeBufferPointer(rebasing: path[end...]).elementsEqual(suffixBytes)
             && !UnsafeBufferPointer(rebasing: path[prefixBytes.count..<end]).contains(UInt8(ascii: "/"))
     }
-
-    private static let prefixBytes = Array(prefix.utf8)
-    private static let suffixBytes = Array(suffix.utf8)
 
     /// `If-None-Match` compares weakly: `*`, or any listed tag equal to ours with or without `W/`.
     static func matches(_ ifNoneMatch: String, _ eTag: String) -> Bool {
