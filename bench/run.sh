@@ -375,7 +375,8 @@ measure_ceiling() {  # KEY PER_TRANSACTION
   log "ceiling ($per per transaction): pgbench -c$ACTIONS_CONNECTIONS -j$ACTIONS_THREADS -T$ACTIONS_DURATION on $ACTIONS_APPS apps"
   "${PRIO[@]}" "$PG_BIN/pgbench" -h "$BENCH_PGHOST" -p "$BENCH_PGPORT" -U "$BENCH_PGUSER" -M prepared -n \
     -c "$ACTIONS_CONNECTIONS" -j "$ACTIONS_THREADS" -T "$ACTIONS_DURATION" -D apps="$ACTIONS_APPS" \
-    -D per_app="$ACTIONS_PER_APP" -D prefix="$ACTIONS_PREFIX" -D key_id="$key_id" -f "$script" "$S_DB" \
+    -D per_app="$ACTIONS_PER_APP" -D prefix="$ACTIONS_PREFIX" -D key_id="$key_id" -D write=1 -D history=1 \
+    -f "$script" "$S_DB" \
     > "$OUT/$key.txt" 2>&1 || { cat "$OUT/$key.txt" >&2; echo "pgbench failed" >&2; exit 1; }
   "$PY" "$PEERS_DIR/tools/cpuacct.py" snap "$(id -u "$BENCH_USER")" > "$OUT/cpu2"
   # Only "busy": pgbench's connections end with it, so cpuacct.py would count their backends as other work.

@@ -50,6 +50,7 @@ public struct ProductRepository: Sendable {
         return (app, try Self.product(from: row))
     }
 
+    /// bench/ceiling/action.sql repeats this read for pgbench, as it does `Save`.
     struct FindWithApp: ProductKeyQuery {
         static let sql = """
             SELECT \(AppRepository.columnList.map { "a.\($0) AS app_\($0)" }.joined(separator: ", ")),
