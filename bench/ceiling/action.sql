@@ -18,7 +18,8 @@
 \set k random(1, :per_app)
 -- The read: the service's findWithApp, by the product's key (bench/load.sql names product n of an app
 -- <app>.<kind><n, 4 digits>, kind by n mod 5), every column of the app and the product produced, as the
--- service reads them (length(p::text)).
+-- service reads them (length(p::text)). A name that finds no product leaves :version empty, and the update's
+-- cast of it fails: pgbench aborts rather than count actions that changed nothing.
 SELECT p.product_id AS pid, p.state AS state, p.version AS version, length(a::text) + length(p::text) AS size,
        CASE p.state WHEN 'READY_FOR_SALE' THEN 'WAITING_FOR_REVIEW' ELSE 'READY_FOR_SALE' END AS next,
        CASE p.state WHEN 'READY_FOR_SALE' THEN 'submit_change' ELSE 'withdraw' END AS action
