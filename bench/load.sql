@@ -68,6 +68,7 @@ WITH app_list AS (
     FROM app_list l CROSS JOIN LATERAL generate_series(1, l.products) AS n
 )
 SELECT bundle_id AS app, app_name, ord, actions, n, kind, on_sale, h2,
+       -- bench/ceiling/action.sql names the actions apps' products the same way, to read them by key.
        format('%s.%s%s', bundle_id, kind, lpad(n::text, 4, '0')) AS product_id,
        (row_number() OVER (ORDER BY ord, n) - 1) / :batch AS batch
 FROM src;

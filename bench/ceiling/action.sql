@@ -16,7 +16,7 @@
 -- refuses unless the triggers are off (PGOPTIONS='-c session_replication_role=replica', as a superuser).
 \set app (:client_id % :apps) + 1
 \set k random(1, :per_app)
--- The read: the service's findWithApp, by the product's key (bench/load.sql names product n of an app
+-- The read: the service's findWithApp, by the product's key (named as bench/load.sql names product n of an app:
 -- <app>.<kind><n, 4 digits>, kind by n mod 5), every column of the app and the product produced, as the
 -- service reads them (length(p::text)). A name that finds no product leaves :version empty, and the update's
 -- cast of it fails: pgbench aborts rather than count actions that changed nothing.
