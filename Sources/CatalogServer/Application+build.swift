@@ -36,12 +36,7 @@ public func buildApplication(_ arguments: some ServerArguments) async throws -> 
         return logger
     }()
     let limits = arguments.limits
-    var configuration = arguments.databaseURL.configuration()
-    // Two connections more than requests may hold: the listeners for changed products and changed keys keep
-    // one each for as long as they listen, and requests must not wait behind them.
-    configuration.options.maximumConnections = limits.databaseConnections + 2
-    configuration.options.connectTimeout = .seconds(3)
-    configuration.options.additionalStartupParameters = [
+    let startup = [
         ("statement_timeout", "\(limits.statementTimeout.components.seconds * 1000)"),
         ("application_name", "iap-server"),
     ]
@@ -49,14 +44,24 @@ public func buildApplication(_ arguments: some ServerArguments) async throws -> 
     // private key (docs/storekit.md): the database's logger stays at info or above.
     var databaseLogger = logger
     databaseLogger.logLevel = max(logger.logLevel, .info)
+    // The requests' connections (ConnectionPool); the client's are for listening and migrating, two of them
+    // held for as long as the service listens.
+    var connection = try arguments.databaseURL.connectionConfiguration()
+    connection.options.connectTimeout = .seconds(3)
+    connection.options.additionalStartupParameters = startup
+    let pool = ConnectionPool(configuration: connection, size: limits.databaseConnections,
+                              maxWaiting: limits.databaseQueue, waitTimeout: limits.databaseWait,
+                              logger: databaseLogger)
+    var configuration = arguments.databaseURL.configuration()
+    configuration.options.maximumConnections = 4
+    configuration.options.connectTimeout = .seconds(3)
+    configuration.options.additionalStartupParameters = startup
     let client = PostgresClient(configuration: configuration, backgroundLogger: databaseLogger)
-    let gate = AdmissionGate(permits: limits.databaseConnections, maxWaiting: limits.databaseQueue,
-                             timeout: limits.databaseWait)
-    let database = Database(client: client, logger: databaseLogger, gate: gate)
+    let database = Database(client: client, logger: databaseLogger, pool: pool)
     let migrator = Migrator(migrations: try Migrator.bundled(), logger: logger)
     let snapshots = IdentifierSnapshots()
     let keyCache = KeyCache()
-    let metrics = ServiceMetrics(gate: gate, snapshots: snapshots)
+    let metrics = ServiceMetrics(pool: pool, snapshots: snapshots)
     let router = try buildRouter(database: database, migrator: migrator, snapshots: snapshots, metrics: metrics,
                                  limits: limits, keyCache: keyCache)
     var app = Application(
@@ -64,7 +69,7 @@ public func buildApplication(_ arguments: some ServerArguments) async throws -> 
         server: IdentifierHTTP1Channel.server(idleTimeout: .seconds(limits.idleTimeout.components.seconds),
                                               snapshots: snapshots, metrics: metrics, serverName: "iap-catalog"),
         configuration: .init(address: .hostname(arguments.hostname, port: arguments.port), serverName: "iap-catalog"),
-        services: [client, IdentifierSnapshotService(feed: database.identifiers, snapshots: snapshots, logger: logger),
+        services: [client, pool, IdentifierSnapshotService(feed: database.identifiers, snapshots: snapshots, logger: logger),
                    KeyChangeService(keys: database.keys, cache: keyCache, logger: logger)],
         logger: logger)
     app.beforeServerStarts {

@@ -28,6 +28,7 @@ public struct AppRepository: Sendable {
     }
 
     struct Find: PreparedQuery {
+        static let name = "AppRepository.Find"
         static let sql = "SELECT \(AppRepository.columns) FROM apps WHERE bundle_id = $1"
         static let bindingDataTypes: [PostgresDataType] = [.text]
         let bundleID: String

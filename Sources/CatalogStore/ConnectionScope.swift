@@ -3,8 +3,7 @@ import Synchronization
 
 /// One connection for all the operations of one piece of work: leased by the first operation that needs the
 /// database, given back when the work ends. An action reads the app and the product and writes the change:
-/// three leases of a connection, each with a permit of the ``AdmissionGate`` and the pool's bookkeeping and
-/// timers, become one.
+/// two leases of a connection become one, and the write cannot find the pool empty after the read.
 ///
 /// A scope covers a handler's database work only, never a whole request: a request holding its connection
 /// while its client sends a large body, or while its answer is encoded, would keep the connection from others
@@ -12,13 +11,13 @@ import Synchronization
 ///
 /// The operations of one scope run one after another, never at once.
 final class ConnectionScope: Sendable {
-    private let held = Mutex<HeldConnection?>(nil)
+    private let held = Mutex<ConnectionPool.Lease?>(nil)
 
     /// The scope's connection, leased by `lease` the first time.
-    func connection(_ lease: () async throws -> HeldConnection) async throws -> PostgresConnection {
+    func connection(_ lease: () async throws -> ConnectionPool.Lease) async throws -> PostgresConnection {
         if let connection = held.withLock({ $0?.connection }) { return connection }
         let leased = try await lease()
-        let (connection, spare) = held.withLock { held -> (PostgresConnection, HeldConnection?) in
+        let (connection, spare) = held.withLock { held -> (PostgresConnection, ConnectionPool.Lease?) in
             if let earlier = held { return (earlier.connection, leased) }
             held = leased
             return (leased.connection, nil)
@@ -38,10 +37,10 @@ extension Database {
     @TaskLocal static var scope: ConnectionScope?
 
     /// Runs `work` with all its operations on one connection, leased by the first and given back at the end;
-    /// the gate's wait applies to the first. Without a gate (commands, tests) or inside a scope or an operation
+    /// the pool's wait applies to the first. Without a pool (commands, tests) or inside a scope or an operation
     /// already, `work` just runs.
     public func withOneConnection<Result>(_ work: () async throws -> Result) async throws -> Result {
-        guard gate != nil, Self.scope == nil, Self.held == nil else { return try await work() }
+        guard pool != nil, Self.scope == nil, Self.held == nil else { return try await work() }
         let scope = ConnectionScope()
         defer { scope.end() }
         return try await Self.$scope.withValue(scope, operation: work)

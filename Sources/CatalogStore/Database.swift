@@ -2,20 +2,22 @@ import Foundation
 import Logging
 import PostgresNIO
 
-/// The catalog's PostgreSQL database: one pooled client and the repositories that speak SQL to it.
+/// The catalog's PostgreSQL database: the connections its operations run on and the repositories that speak
+/// SQL to it.
 ///
-/// The client must be running (`client.run()`, as a service of the application) for queries to proceed.
+/// The service's operations run on ``pool``; without one (commands, tests), on `client`'s connections. The client
+/// must be running (`client.run()`, as a service of the application) for those, for listening and migrating.
 public struct Database: Sendable {
     public let client: PostgresClient
     /// The service's logger, for the layers above that log what the catalog does.
     public let logger: Logger
-    /// Bounds how many operations wait for a connection, and how long; `nil`: no bound (commands, tests).
-    public let gate: AdmissionGate?
+    /// The connections of the service's operations, which bound how many run and wait; `nil`: no bound.
+    public let pool: ConnectionPool?
 
-    public init(client: PostgresClient, logger: Logger, gate: AdmissionGate? = nil) {
+    public init(client: PostgresClient, logger: Logger, pool: ConnectionPool? = nil) {
         self.client = client
         self.logger = logger
-        self.gate = gate
+        self.pool = pool
     }
 
     public var apps: AppRepository { AppRepository(database: self) }
@@ -29,7 +31,7 @@ public struct Database: Sendable {
     /// The connection the current operation holds, if any: every statement of one operation runs on it.
     @TaskLocal static var held: PostgresConnection?
 
-    /// The newest migration applied (0 before the first), for readiness: through the gate like any request,
+    /// The newest migration applied (0 before the first), for readiness: through the pool like any request,
     /// so that a database that is down makes it answer "unavailable" within the wait, never hang.
     public func schemaVersion() async throws -> Int {
         try await translatingErrors {
@@ -48,31 +50,31 @@ public struct Database: Sendable {
     }
 
     /// Starts `query` on the operation's connection (inside ``translatingErrors(_:)``), or on any
-    /// connection of the pool when there is no gate (commands, tests).
+    /// connection of the client when there is no pool (commands, tests).
     func query(_ query: PostgresQuery) async throws -> PostgresRowSequence {
         if let connection = Self.held {
             let logger = logger
-            return try await connection.unlessClosed { try await connection.query(query, logger: logger) }
+            return try await connection.guarded { try await connection.query(query, logger: logger) }
         }
         return try await client.query(query, logger: logger)
     }
 
-    /// Runs `work` holding a permit of the gate and a connection (its scope's, see ``withOneConnection(_:)``,
-    /// or one of its own), turning PostgreSQL's errors into the catalog's: a constraint the client broke
-    /// becomes a ``CatalogError``, a database that cannot be reached or a connection that cannot be had in time
-    /// becomes ``StoreUnavailable``.
+    /// Runs `work` holding a connection of the pool (its scope's, see ``withOneConnection(_:)``, or one of its
+    /// own), turning PostgreSQL's errors into the catalog's: a constraint the client broke becomes a
+    /// ``CatalogError``, a database that cannot be reached or a connection that cannot be had in time becomes
+    /// ``StoreUnavailable``.
     @discardableResult
     func translatingErrors<Result>(_ work: () async throws -> Result) async throws -> Result {
         do {
             // An operation made of several statements holds one connection for all of them.
-            guard let gate, Self.held == nil else { return try await work() }
+            guard let pool, Self.held == nil else { return try await work() }
             if let scope = Self.scope {
-                let connection = try await scope.connection { try await hold(gate) }
+                let connection = try await scope.connection { try await pool.lease() }
                 return try await Self.$held.withValue(connection, operation: work)
             }
-            let held = try await hold(gate)
-            defer { held.release() }
-            return try await Self.$held.withValue(held.connection, operation: work)
+            let lease = try await pool.lease()
+            defer { lease.release() }
+            return try await Self.$held.withValue(lease.connection, operation: work)
         } catch let error as PSQLError {
             throw StoreErrorTranslation.translate(error, logger: logger)
         } catch let error as PostgresTransactionError {
@@ -85,33 +87,16 @@ public struct Database: Sendable {
     }
 
     /// Runs `body` as one transaction on the operation's connection (inside ``translatingErrors(_:)``), or
-    /// on any connection of the pool when there is no gate.
+    /// on any connection of the client when there is no pool.
     func inTransaction(_ body: @escaping @Sendable (PostgresConnection) async throws -> Void) async throws {
         if let connection = Self.held {
             let logger = logger
+            // Several statements: each must be watched for the connection closing (see `unlessClosed`).
             try await connection.unlessClosed {
                 try await connection.withTransaction(logger: logger) { try await body($0) }
             }
         } else {
             try await client.withTransaction(logger: logger) { try await body($0) }
-        }
-    }
-
-    /// A permit of `gate` and a connection of the pool, both within the gate's wait.
-    func hold(_ gate: AdmissionGate) async throws -> HeldConnection {
-        let clock = ContinuousClock()
-        let start = clock.now
-        try await gate.acquire()
-        do {
-            let remaining = max(gate.timeout - (clock.now - start), .milliseconds(1))
-            let (connection, giveBack) = try await HeldConnection.lease(from: client, within: remaining)
-            return HeldConnection(connection: connection) {
-                giveBack()
-                gate.release()
-            }
-        } catch {
-            gate.release()
-            throw error
         }
     }
 }

@@ -65,6 +65,23 @@ public struct DatabaseURL: Sendable, Hashable, CustomStringConvertible {
                                             database: database, tls: tls)
     }
 
+    /// The configuration of one PostgresNIO connection to this URL, for ``ConnectionPool``: the same server,
+    /// credentials and TLS mode as ``configuration()``.
+    public func connectionConfiguration() throws -> PostgresConnection.Configuration {
+        if let socketDirectory {
+            return PostgresConnection.Configuration(
+                unixSocketPath: "\(socketDirectory)/.s.PGSQL.\(port)", username: username, password: password,
+                database: database)
+        }
+        let tls: PostgresConnection.Configuration.TLS = switch sslMode {
+        case "disable", "allow": .disable
+        case "prefer": .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+        default: .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+        }
+        return PostgresConnection.Configuration(host: host, port: port, username: username, password: password,
+                                                database: database, tls: tls)
+    }
+
     /// The URL without its password, for logs.
     public var description: String { "postgres://\(username)@\(host):\(port)/\(database)" }
 }

@@ -13,13 +13,13 @@ extension PreparedQuery {
 
 extension Database {
     /// Runs `statement` to its end, prepared on the operation's connection (inside ``translatingErrors(_:)``),
-    /// or on any connection of the pool when there is no gate, and answers its rows.
+    /// or on any connection of the client when there is no pool, and answers its rows.
     @discardableResult
     func execute<Statement: PreparedQuery>(_ statement: Statement) async throws -> [PostgresRow] {
         try await translatingErrors {
             let logger = logger
             if let connection = Self.held {
-                return try await connection.unlessClosed {
+                return try await connection.guarded {
                     try await Self.rows(of: connection.execute(statement, logger: logger))
                 }
             }

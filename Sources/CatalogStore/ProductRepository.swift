@@ -34,6 +34,7 @@ public struct ProductRepository: Sendable {
     }
 
     struct Find: ProductKeyQuery {
+        static let name = "ProductRepository.Find"
         static let sql = "SELECT \(ProductRepository.columns) FROM products WHERE app = $1 AND product_id = $2"
         let bundleID: String
         let productID: String
@@ -52,6 +53,7 @@ public struct ProductRepository: Sendable {
 
     /// bench/ceiling/action.sql repeats this read for pgbench, as it does `Save`.
     struct FindWithApp: ProductKeyQuery {
+        static let name = "ProductRepository.FindWithApp"
         static let sql = """
             SELECT \(AppRepository.columnList.map { "a.\($0) AS app_\($0)" }.joined(separator: ", ")),
                    \(ProductRepository.columnList.map { "p.\($0)" }.joined(separator: ", "))
@@ -110,15 +112,63 @@ public struct ProductRepository: Sendable {
     /// Writes `product` over `previous` if nobody changed it since `previous` was read (same version and
     /// state), with its event; answers whether it did. `cause` names what made the change ('edit' or the
     /// action), which the database checks against its transition table.
+    ///
+    /// Most actions change only the product's place in the lifecycle: those write only its lifecycle columns
+    /// (``SaveState``), the others every column (``Save``). Since the version read is still the stored one,
+    /// both leave the row exactly as `product` is; the narrow one spares PostgreSQL parsing and storing the
+    /// JSON columns again, and the server encoding them.
     public func save(_ product: Product, replacing previous: Product, cause: String, event: HistoryRecord)
         async throws -> Bool
     {
-        try await !database.execute(Save(product: product, previous: previous, cause: cause, event: event)).isEmpty
+        if product.hasSameFields(as: previous) {
+            return try await !database.execute(SaveState(product: product, previous: previous, cause: cause,
+                                                         event: event)).isEmpty
+        }
+        return try await !database.execute(Save(product: product, previous: previous, cause: cause, event: event)).isEmpty
     }
 
-    /// bench/ceiling/action.sql repeats this statement for pgbench (the database's own actions/s): a change
-    /// here belongs there too.
+    /// The change of a product's lifecycle columns only, with its event. bench/ceiling/action.sql repeats this
+    /// statement for pgbench (the database's own actions/s): a change here belongs there too.
+    struct SaveState: PreparedQuery {
+        static let name = "ProductRepository.SaveState"
+        static let sql = """
+            WITH changed AS (
+                UPDATE products SET
+                    state = $1::review_state, version = $2, last_change = $3, cleared_for_sale = $4,
+                    submitted_from = $5::review_state, ever_submitted = $6, updated_at = $7
+                WHERE app = $8 AND product_id = $9 AND version = $10 AND state = $11::review_state
+                RETURNING 1)
+            SELECT history_append($12::jsonb) FROM changed
+            """
+        static let bindingDataTypes: [PostgresDataType] = [
+            .text, .int8, .text, .bool, .text, .bool, .timestamptz, .text, .text, .int8, .text, .text,
+        ]
+        let product: Product
+        let previous: Product
+        let cause: String
+        let event: HistoryRecord
+
+        func makeBindings() -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 12)
+            bindings.append(product.state.rawValue)
+            bindings.append(product.version)
+            bindings.append(cause)
+            bindings.append(product.clearedForSale)
+            bindings.append(product.submittedFrom?.rawValue)
+            bindings.append(product.everSubmitted)
+            bindings.append(product.updatedAt)
+            bindings.append(previous.bundleID)
+            bindings.append(previous.productID)
+            bindings.append(previous.version)
+            bindings.append(previous.state.rawValue)
+            bindings.append(HistoryRecordJSON.text(event))
+            return bindings
+        }
+    }
+
+    /// The change of every column, with its event.
     struct Save: PreparedQuery {
+        static let name = "ProductRepository.Save"
         static let sql = """
             WITH changed AS (
                 UPDATE products SET
@@ -251,6 +301,17 @@ extension ProductKeyQuery {
         bindings.append(bundleID)
         bindings.append(productID)
         return bindings
+    }
+}
+
+extension Product {
+    /// Whether this product's fields are `other`'s, but for its lifecycle columns (state, version, the
+    /// submission's origin, whether it was ever submitted, `clearedForSale`, the time of the change) and those
+    /// that never change (app, productId, type, creation time).
+    func hasSameFields(as other: Product) -> Bool {
+        referenceName == other.referenceName && price == other.price && territoryPrices == other.territoryPrices
+            && introductoryOffer == other.introductoryOffer && content == other.content
+            && liveContent == other.liveContent
     }
 }
 

@@ -3,6 +3,8 @@ import CatalogServer
 import CatalogStore
 import Foundation
 import Logging
+import NIOCore
+import NIOPosix
 
 /// The service's executable: `serve` (the default), `migrate` and `create-key`.
 @main
@@ -12,6 +14,11 @@ struct IAPServer: AsyncParsableCommand {
     static func main() async {
         let arguments = CommandLine.arguments.dropFirst()
         let serving = arguments.first.map { $0 == "serve" || $0.hasPrefix("-") } ?? true
+        // Swift's tasks run on the NIO event loops, where the service's sockets are: a request and its
+        // statements then run on one thread (docs/decisions.md). TASK_EXECUTOR=swift keeps Swift's own pool.
+        if serving && ProcessInfo.processInfo.environment["TASK_EXECUTOR"] != "swift" {
+            _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+        }
         if ProcessInfo.processInfo.environment["LOG_FORMAT"] != "text" {
             LoggingSystem.bootstrap { label in JSONLogHandler(label: label, toStandardError: !serving) }
         } else if !serving {

@@ -20,7 +20,7 @@ struct IdentifierWireTests {
     private func connection(loaded: Bool = true) throws -> EmbeddedChannel {
         let snapshots = loaded ? snapshots : IdentifierSnapshots()
         let channel = EmbeddedChannel(handler: IdentifierWireHandler(
-            snapshots: snapshots, metrics: ServiceMetrics(gate: nil, snapshots: snapshots), serverName: "iap-catalog",
+            snapshots: snapshots, metrics: ServiceMetrics(pool: nil, snapshots: snapshots), serverName: "iap-catalog",
             lifetime: ConnectionLifetimeHandler(timeout: .seconds(60))))
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 8080)).wait()
         return channel

@@ -13,7 +13,7 @@ import Testing
 struct EndedConnectionTests {
     @Test("a statement on a held connection the database ended is 'unavailable', never left waiting")
     func statementOnEndedConnection() async throws {
-        try await StoreFixtures.withGate("ended_connection", permits: 2) { database, gate, url in
+        try await StoreFixtures.withPool("ended_connection", size: 2) { database, pool, url in
             let outcome = try await database.translatingErrors { () async throws -> String in
                 let pid = try await database.execute("SELECT pg_backend_pid()").first!.decode(Int32.self)
                 try await TestDatabase.execute("SELECT pg_terminate_backend(\(pid))", in: url)
@@ -32,13 +32,13 @@ struct EndedConnectionTests {
             #expect(outcome.hasPrefix("unavailable"), "\(outcome)")
             // The pool gives the ended connection up; the next operation is served.
             #expect(try await database.schemaVersion() >= 0)
-            #expect(gate.load.running == 0)
+            #expect(pool.load.running == 0)
         }
     }
 
     @Test("a transaction on a held connection the database ended is 'unavailable', never left waiting")
     func transactionOnEndedConnection() async throws {
-        try await StoreFixtures.withGate("ended_connection_transaction", permits: 2) { database, gate, url in
+        try await StoreFixtures.withPool("ended_connection_transaction", size: 2) { database, pool, url in
             let thrown = await #expect(throws: StoreUnavailable.self) {
                 try await database.translatingErrors {
                     let pid = try await database.execute("SELECT pg_backend_pid()").first!.decode(Int32.self)
@@ -53,14 +53,14 @@ struct EndedConnectionTests {
                 }
             }
             #expect(thrown != nil)
-            #expect(gate.load.running == 0)
+            #expect(pool.load.running == 0)
         }
     }
 
     @Test("operations watch their connection for closing without leaving anything behind")
     func watchesAreDropped() async throws {
-        try await StoreFixtures.withGate("ended_connection_watches", permits: 2, maxWaiting: 100, timeout: .seconds(120),
-                                         maximumConnections: 2) { database, _, _ in
+        try await StoreFixtures.withPool("ended_connection_watches", size: 2, maxWaiting: 100,
+                                         timeout: .seconds(120)) { database, _, _ in
             let used = try await withThrowingTaskGroup(of: PostgresConnection.self) { group in
                 for _ in 0..<40 {
                     group.addTask {

@@ -45,17 +45,22 @@ enum StoreFixtures {
         return next
     }
 
-    /// The database as the service reaches it, through a gate of `permits` (and `maxWaiting`, `timeout`), on a
-    /// client of its own to the database of `suite`; `body` gets the gate to watch and the URL to act as another
-    /// client.
-    static func withGate<Result: Sendable>(
-        _ suite: String, permits: Int, maxWaiting: Int = 0, timeout: Duration = .seconds(5),
-        maximumConnections: Int = 20, _ body: @Sendable (Database, AdmissionGate, DatabaseURL) async throws -> Result
+    /// The database as the service reaches it, through a ``ConnectionPool`` of `size` connections (with
+    /// `maxWaiting`, `timeout`) to the database of `suite`, with a client of its own for everything else;
+    /// `body` gets the pool to watch and the URL to act as another client.
+    static func withPool<Result: Sendable>(
+        _ suite: String, size: Int, maxWaiting: Int = 0, timeout: Duration = .seconds(5),
+        _ body: @Sendable (Database, ConnectionPool, DatabaseURL) async throws -> Result
     ) async throws -> Result {
         let url = try await TestDatabase.forSuite(suite)
-        return try await TestDatabase.withClient(url, maximumConnections: maximumConnections) { client in
-            let gate = AdmissionGate(permits: permits, maxWaiting: maxWaiting, timeout: timeout)
-            return try await body(Database(client: client, logger: TestDatabase.logger, gate: gate), gate, url)
+        return try await TestDatabase.withClient(url) { client in
+            let pool = ConnectionPool(configuration: try url.connectionConfiguration(), size: size,
+                                      maxWaiting: maxWaiting, waitTimeout: timeout, logger: TestDatabase.logger)
+            return try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { await pool.run() }
+                defer { group.cancelAll() }
+                return try await body(Database(client: client, logger: TestDatabase.logger, pool: pool), pool, url)
+            }
         }
     }
 

@@ -27,18 +27,13 @@ FROM apps a
 LEFT JOIN products p ON p.app = a.bundle_id AND p.product_id = format('%s.%s%s', a.bundle_id,
     (ARRAY['coins', 'gems', 'pass', 'skin', 'bundle'])[1 + :k % 5], lpad(:k::text, 4, '0'))
 WHERE a.bundle_id = :prefix || lpad(:app::text, 2, '0') \gset
--- The write: ProductRepository.Save's statement, every column set (the JSON columns parsed again from text,
--- as the service binds them) and the event appended by history_append in the same statement.
+-- The write: ProductRepository.SaveState's statement (an action that changes only the lifecycle columns, as
+-- submit_change and withdraw do), the event appended by history_append in the same statement.
 \if :write
 WITH changed AS (
     UPDATE products SET
-        state = :next::review_state, version = version + 1, last_change = :action, reference_name = reference_name,
-        price_currency = price_currency, price_amount = price_amount::text::numeric,
-        territory_prices = territory_prices::text::jsonb, introductory_offer = introductory_offer::text::jsonb,
-        cleared_for_sale = cleared_for_sale, localizations = localizations::text::jsonb, review_note = review_note,
-        family_shareable = family_shareable, subscription_group_id = subscription_group_id, level = level,
-        duration = duration, live_content = live_content::text::jsonb,
-        submitted_from = CASE WHEN :action = 'submit_change' THEN state ELSE submitted_from END,
+        state = :next::review_state, version = version + 1, last_change = :action, cleared_for_sale = cleared_for_sale,
+        submitted_from = CASE WHEN :action = 'submit_change' THEN state END,
         ever_submitted = ever_submitted OR :action = 'submit_change', updated_at = now()
     WHERE app = :prefix || lpad(:app::text, 2, '0') AND product_id = :pid AND version = :version
       AND state = :state::review_state

@@ -25,14 +25,14 @@ final class ServiceMetrics: Sendable {
     private let factory: PrometheusMetricsFactory
     private let requests = Mutex<[RequestLabels: RequestMetrics]>([:])
     private let actions = Mutex<[String: CoreMetrics.Counter]>([:])
-    private let gate: AdmissionGate?
+    private let pool: ConnectionPool?
     private let snapshots: IdentifierSnapshots
     private let connectionsInUse: Prometheus.Gauge
     private let connectionsWaiting: Prometheus.Gauge
     private let connectionsMax: Prometheus.Gauge
     private let identifierApps: Prometheus.Gauge
 
-    init(gate: AdmissionGate?, snapshots: IdentifierSnapshots) {
+    init(pool: ConnectionPool?, snapshots: IdentifierSnapshots) {
         let registry = PrometheusCollectorRegistry()
         var factory = PrometheusMetricsFactory(registry: registry)
         factory.defaultDurationHistogramBuckets = [
@@ -42,7 +42,7 @@ final class ServiceMetrics: Sendable {
         ]
         self.registry = registry
         self.factory = factory
-        self.gate = gate
+        self.pool = pool
         self.snapshots = snapshots
         func gauge(_ name: String, _ unit: String, _ help: String) -> Prometheus.Gauge {
             registry.makeGauge(descriptor: MetricNameDescriptor(metricName: name, unitName: unit, helpText: help))
@@ -87,10 +87,11 @@ final class ServiceMetrics: Sendable {
 
     /// The text exposition, with the gauges read now.
     func render() -> [UInt8] {
-        if let load = gate?.load, let gate {
+        if let pool {
+            let load = pool.load
             connectionsInUse.set(Double(load.running))
             connectionsWaiting.set(Double(load.waiting))
-            connectionsMax.set(Double(gate.permits))
+            connectionsMax.set(Double(pool.size))
         }
         identifierApps.set(Double(snapshots.count))
         return registry.emitToBuffer()

@@ -1,71 +1,23 @@
 import PostgresNIO
 import Synchronization
 
-/// A database connection held for one operation: a permit of the ``AdmissionGate`` and a connection leased
-/// from the pool, both given back by ``release()`` (or when the holder is dropped, for a stream whose reader
-/// goes away).
-///
-/// PostgresNIO's pool keeps a request for a connection waiting for as long as it keeps failing to connect
-/// (up to a minute before it gives up): a database that is down would hold every request that long. The
-/// lease here is bounded instead, so that such a request is answered 503 within the gate's wait.
-final class HeldConnection: Sendable {
-    let connection: PostgresConnection
-    private let giveBack: Mutex<(@Sendable () -> Void)?>
-
-    init(connection: PostgresConnection, giveBack: @escaping @Sendable () -> Void) {
-        self.connection = connection
-        self.giveBack = Mutex(giveBack)
-    }
-
-    /// Gives the connection back to the pool and the permit to the gate; later calls do nothing.
-    func release() {
-        giveBack.withLock { $0.take() }?()
-    }
-
-    deinit { release() }
-
-    /// Leases a connection from `client` within `timeout`. The lease is held by a task of its own, which
-    /// hands the connection over and keeps the lease until `release` is called; if the connection does not
-    /// come in time, that task's request is cancelled, which takes it out of the pool's queue.
-    static func lease(from client: PostgresClient, within timeout: Duration)
-        async throws -> (connection: PostgresConnection, release: @Sendable () -> Void)
-    {
-        let (handOver, handing) = AsyncThrowingStream.makeStream(of: PostgresConnection.self)
-        let (done, finishing) = AsyncStream.makeStream(of: Never.self)
-        let holder = Task {
-            do {
-                try await client.withConnection { connection in
-                    handing.yield(connection)
-                    handing.finish()
-                    for await _ in done {}
-                }
-            } catch {
-                handing.finish(throwing: error)
-            }
-        }
-        let milliseconds = timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000
-        let timer = Alarm(after: timeout) {
-            handing.finish(throwing: StoreUnavailable(
-                description: "no database connection could be had within \(milliseconds) ms"))
-        }
-        defer { timer.cancel() }
-        do {
-            var iterator = handOver.makeAsyncIterator()
-            guard let connection = try await withTaskCancellationHandler(
-                operation: { try await iterator.next() }, onCancel: { holder.cancel() })
-            else { throw CancellationError() }
-            return (connection, { finishing.finish() })
-        } catch {
-            finishing.finish()
-            holder.cancel()
-            if error is StoreUnavailable || error is CancellationError { throw error }
-            // The pool's own refusals (its circuit breaker, a failed connection attempt): the database is away.
-            throw StoreUnavailable(description: "the database is unavailable (\(String(describing: error).prefix(200)))")
-        }
-    }
-}
-
 extension PostgresConnection {
+    /// Runs `operation`, one statement on this connection, without ever waiting for an answer that cannot come.
+    ///
+    /// On the connection's own event loop the statement is written to the channel at once, in the same turn
+    /// of the loop as this check: a connection that is open now still has its handlers, which answer every
+    /// statement, if only with an error when it closes. Elsewhere the write happens later, on the loop, and
+    /// the statement is watched instead (``unlessClosed(_:)``). `iap-server serve` runs its tasks on the event
+    /// loops and ``ConnectionPool`` leases connections of the loop a request runs on, so the first case is the
+    /// common one.
+    func guarded<Result: Sendable>(_ operation: @escaping @Sendable () async throws -> Result) async throws -> Result {
+        if eventLoop.inEventLoop {
+            guard !isClosed else { throw StoreUnavailable(description: "the database closed the connection") }
+            return try await operation()
+        }
+        return try await unlessClosed(operation)
+    }
+
     /// Runs `operation` (statements on this connection) but gives up with ``StoreUnavailable`` as soon as the
     /// connection closes.
     ///

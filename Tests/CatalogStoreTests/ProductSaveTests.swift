@@ -1,0 +1,52 @@
+@testable import CatalogStore
+import CatalogCore
+import CatalogTestSupport
+import Foundation
+import Testing
+
+/// An action is saved with only the product's lifecycle columns when nothing else changed, with every column
+/// otherwise; either way the product read back is the product saved, and a stale one is not saved.
+@Suite("Saving a product", .timeLimit(.minutes(3)))
+struct ProductSaveTests {
+    @Test("only the lifecycle columns of an action that changes nothing else; every column otherwise")
+    func whichStatement() throws {
+        let app = App(bundleID: "com.example.which", name: "Which", newsstand: false, createdAt: Date(), updatedAt: Date())
+        var fields = ProductEdit(referenceName: "Ref",
+                                 localizations: [Localization(locale: "en-US", displayName: "Gold", description: "Coins")])
+        fields.price = Price(currency: "USD", amount: "2.00")
+        let created = try Product.create(NewProduct(productID: "p", type: .consumable, fields: fields), in: app, at: Date())
+        let approved = try created.performing(.approve, by: .admin, reason: nil, in: app, at: Date())
+        #expect(approved.hasSameFields(as: created))
+        let submitted = try approved.performing(.submit, by: .admin, reason: nil, in: app, at: Date())
+        let reviewed = try submitted.performing(.startReview, by: .admin, reason: nil, in: app, at: Date())
+        let accepted = try reviewed.performing(.accept, by: .admin, reason: nil, in: app, at: Date())
+        // Accepting publishes the draft as the live revision: a column beyond the lifecycle's.
+        #expect(!accepted.hasSameFields(as: reviewed))
+        let removed = try accepted.performing(.removeFromSale, by: .admin, reason: nil, in: app, at: Date())
+        #expect(removed.hasSameFields(as: accepted))
+    }
+
+    @Test("the product read back after each action is the product saved, through either statement")
+    func readBack() async throws {
+        let url = try await TestDatabase.forSuite("product_save")
+        try await TestDatabase.withDatabase(url) { database in
+            let app = try await StoreFixtures.app(database, "com.example.save")
+            var product = try await StoreFixtures.product(database, in: app)
+            for action: ReviewAction in [.approve, .submit, .startReview, .accept, .removeFromSale, .restoreToSale] {
+                let previous = product
+                product = try await StoreFixtures.perform(action, on: product, in: app, database)
+                let stored = try #require(try await database.products.find(app.bundleID, product.productID))
+                // PostgreSQL keeps times to the microsecond.
+                #expect(stored.hasSameFields(as: product) && stored.state == product.state
+                        && stored.version == product.version && stored.submittedFrom == product.submittedFrom
+                        && stored.everSubmitted == product.everSubmitted && stored.clearedForSale == product.clearedForSale
+                        && abs(stored.updatedAt.timeIntervalSince(product.updatedAt)) < 0.001, "after \(action)")
+                // The version read is stale now: saving over it again changes nothing.
+                let again = try previous.performing(action, by: .admin, reason: nil, in: app, at: Date())
+                let saved = try await database.products.save(again, replacing: previous, cause: action.rawValue,
+                                                             event: StoreFixtures.created(again))
+                #expect(!saved, "\(action) saved twice")
+            }
+        }
+    }
+}
