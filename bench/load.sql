@@ -48,6 +48,8 @@
 \set actor '{"name":"bench loader","role":"admin"}'
 -- The big statements would otherwise be compiled by LLVM for nothing.
 SET jit = off;
+-- Many events per chain in each transaction: history_link keeps the chain head's place (migration 0011).
+SET iap.history_bulk = on;
 
 -- Every (app, n) with its kind, whether it goes on sale and its batch: the peers' generator, plus the actions
 -- app (all of its products on sale).

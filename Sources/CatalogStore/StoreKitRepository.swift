@@ -123,6 +123,8 @@ public struct StoreKitRepository: Sendable {
     public func apply(_ batch: ImportBatch) async throws {
         try await database.translatingErrors {
             try await database.inTransaction { connection in
+                // Many events on one chain: history_link keeps the chain head's place for the next (0011).
+                _ = try await connection.query("SET LOCAL iap.history_bulk = on", logger: database.logger).collect()
                 _ = try await connection.query(
                     "SELECT 1 FROM apps WHERE bundle_id = \(batch.bundleID) FOR UPDATE", logger: database.logger
                 ).collect()

@@ -69,6 +69,43 @@ struct SchemaInvariantTests {
         }
     }
 
+    @Test("raw SQL cannot store localizations beyond App Store Connect's limits, on creation or on edit")
+    func localizationsRefused() async throws {
+        let url = try await TestDatabase.forSuite("schema_invariants")
+        try await TestDatabase.withDatabase(url) { database in
+            let app = try await StoreFixtures.app(database, "com.raw.localizations")
+            _ = try await StoreFixtures.product(database, in: app)
+            func refusal(_ sql: String) async -> String? {
+                do {
+                    try await StoreFixtures.run(sql, in: database)
+                    return nil
+                } catch let error as PSQLError {
+                    return "\(error.serverInfo?[.sqlState] ?? "") \(error.serverInfo?[.constraintName] ?? "")"
+                } catch {
+                    return "\(error)"
+                }
+            }
+            let tooLong = #"[{"locale":"en-US","displayName":"A name far longer than thirty characters","description":"d"}]"#
+            let created = await refusal("""
+                INSERT INTO products (app, product_id, type, reference_name, localizations)
+                VALUES ('com.raw.localizations', 'long', 'CONSUMABLE', 'Long', '\(tooLong)')
+                """)
+            #expect(created == "23514 products_localizations_check")
+            let edited = await refusal("""
+                WITH edited AS (
+                    UPDATE products SET localizations = '\(tooLong)', version = 2, last_change = 'edit'
+                    WHERE app = 'com.raw.localizations' RETURNING 1)
+                SELECT history_append('{"kind":"edited","app":"com.raw.localizations","productId":"coins",
+                    "productVersion":2,"actor":{"name":"mallory","role":"admin"}}') FROM edited
+                """)
+            #expect(edited == "23514 products_localizations_check")
+            let names = try await StoreFixtures.values(
+                "SELECT localizations -> 0 ->> 'displayName' FROM products WHERE app = 'com.raw.localizations'",
+                as: String.self, in: database)
+            #expect(names == ["Gold"])
+        }
+    }
+
     @Test("raw SQL can make a legal move only together with its history event")
     func noHistoryNoChange() async throws {
         let url = try await TestDatabase.forSuite("schema_invariants")
