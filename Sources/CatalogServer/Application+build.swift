@@ -57,11 +57,12 @@ public func buildApplication(_ arguments: some ServerArguments) async throws -> 
     configuration.options.connectTimeout = .seconds(3)
     configuration.options.additionalStartupParameters = startup
     let client = PostgresClient(configuration: configuration, backgroundLogger: databaseLogger)
-    let database = Database(client: client, logger: databaseLogger, pool: pool)
+    let database = Database(client: client, logger: databaseLogger, pool: pool, batching: true)
     let migrator = Migrator(migrations: try Migrator.bundled(), logger: logger)
     let snapshots = IdentifierSnapshots()
     let keyCache = KeyCache()
-    let metrics = ServiceMetrics(pool: pool, snapshots: snapshots)
+    let metrics = ServiceMetrics(pool: pool, snapshots: snapshots,
+                                 lifecycleChanges: { database.unansweredLifecycleChanges })
     let router = try buildRouter(database: database, migrator: migrator, snapshots: snapshots, metrics: metrics,
                                  limits: limits, keyCache: keyCache)
     var app = Application(

@@ -13,11 +13,16 @@ public struct Database: Sendable {
     public let logger: Logger
     /// The connections of the service's operations, which bound how many run and wait; `nil`: no bound.
     public let pool: ConnectionPool?
+    /// Where concurrent lifecycle changes are written together; `nil`: each on its own.
+    let lifecycleBatches: LifecycleBatches?
 
-    public init(client: PostgresClient, logger: Logger, pool: ConnectionPool? = nil) {
+    /// - Parameter batching: whether concurrent operations' lifecycle changes are written together
+    ///   (``LifecycleBatches``), as the service does.
+    public init(client: PostgresClient, logger: Logger, pool: ConnectionPool? = nil, batching: Bool = false) {
         self.client = client
         self.logger = logger
         self.pool = pool
+        lifecycleBatches = batching ? LifecycleBatches() : nil
     }
 
     public var apps: AppRepository { AppRepository(database: self) }
@@ -27,6 +32,9 @@ public struct Database: Sendable {
     public var history: HistoryRepository { HistoryRepository(database: self) }
     public var idempotency: IdempotencyRepository { IdempotencyRepository(database: self) }
     public var storeKit: StoreKitRepository { StoreKitRepository(database: self) }
+
+    /// Lifecycle changes waiting to be written with others' or being written, for metrics.
+    public var unansweredLifecycleChanges: Int { lifecycleBatches?.unanswered ?? 0 }
 
     /// The connection the current operation holds, if any: every statement of one operation runs on it.
     @TaskLocal static var held: PostgresConnection?

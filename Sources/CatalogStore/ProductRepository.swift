@@ -121,6 +121,13 @@ public struct ProductRepository: Sendable {
         async throws -> Bool
     {
         if product.hasSameFields(as: previous) {
+            // Outside any operation (not in a transaction of the caller's), it goes with the other operations'.
+            if let batches = database.lifecycleBatches, Database.held == nil {
+                // The operation's connection, if it holds one, is not needed for it: another may use it meanwhile.
+                Database.scope?.end()
+                return try await batches.save(.init(product: product, previous: previous, cause: cause, event: event),
+                                              on: database)
+            }
             return try await !database.execute(SaveState(product: product, previous: previous, cause: cause,
                                                          event: event)).isEmpty
         }
@@ -162,6 +169,60 @@ public struct ProductRepository: Sendable {
             bindings.append(previous.version)
             bindings.append(previous.state.rawValue)
             bindings.append(HistoryRecordJSON.text(event))
+            return bindings
+        }
+    }
+
+    /// Several lifecycle changes with their events, for ``LifecycleBatches``: each a compare-and-set as in
+    /// ``SaveState``; answers the ordinal (from 1) of every change saved. Of two changes of one product, at most
+    /// one is saved. The updated rows are sorted before their events are appended, so that every product row is
+    /// locked before any chain head, and the chain heads in one order: concurrent batches never wait for each
+    /// other in a circle.
+    struct SaveStates: PreparedQuery {
+        static let name = "ProductRepository.SaveStates"
+        static let sql = """
+            WITH change AS (
+                SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::bigint[],
+                                     $7::text[], $8::boolean[], $9::text[], $10::boolean[], $11::timestamptz[],
+                                     $12::text[])
+                    WITH ORDINALITY AS c(app, product_id, version, state, next_state, next_version, cause,
+                                         cleared_for_sale, submitted_from, ever_submitted, updated_at, event, ordinal)
+            ), changed AS (
+                UPDATE products p SET
+                    state = c.next_state::review_state, version = c.next_version, last_change = c.cause,
+                    cleared_for_sale = c.cleared_for_sale, submitted_from = nullif(c.submitted_from, '')::review_state,
+                    ever_submitted = c.ever_submitted, updated_at = c.updated_at
+                FROM change c
+                WHERE p.app = c.app AND p.product_id = c.product_id AND p.version = c.version
+                  AND p.state = c.state::review_state
+                RETURNING c.ordinal, c.app, c.product_id, c.event)
+            SELECT ordinal, history_append(event::jsonb)
+            FROM (SELECT * FROM changed ORDER BY app, product_id) AS saved
+            """
+        static let bindingDataTypes: [PostgresDataType] = [
+            .textArray, .textArray, .int8Array, .textArray, .textArray, .int8Array, .textArray, .boolArray,
+            .textArray, .boolArray, .timestamptzArray, .textArray,
+        ]
+        let changes: [LifecycleBatches.Change]
+
+        init(_ changes: [LifecycleBatches.Change]) {
+            self.changes = changes
+        }
+
+        func makeBindings() -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 12)
+            bindings.append(changes.map(\.previous.bundleID))
+            bindings.append(changes.map(\.previous.productID))
+            bindings.append(changes.map(\.previous.version))
+            bindings.append(changes.map(\.previous.state.rawValue))
+            bindings.append(changes.map(\.product.state.rawValue))
+            bindings.append(changes.map(\.product.version))
+            bindings.append(changes.map(\.cause))
+            bindings.append(changes.map(\.product.clearedForSale))
+            bindings.append(changes.map { $0.product.submittedFrom?.rawValue ?? "" })
+            bindings.append(changes.map(\.product.everSubmitted))
+            bindings.append(changes.map(\.product.updatedAt))
+            bindings.append(changes.map { HistoryRecordJSON.text($0.event) })
             return bindings
         }
     }

@@ -30,7 +30,15 @@ struct DrainTests {
         let inFlight = products.map { id in
             Task { try await caller.act("submit", app, id, key: developer, timeout: .seconds(60)) }
         }
-        try await HeldLock.waitUntil(products.count, waitIn: url)
+        // Submissions are written together (LifecycleBatches): fewer sessions wait on the lock than requests,
+        // and the others wait for their batch. All are in flight once the server counts them all.
+        try await HeldLock.waitUntil(1, waitIn: url)
+        let counted = ContinuousClock.now + .seconds(20)
+        while try await !caller.call(.GET, "/metrics").body.contains("db_lifecycle_changes_pending \(products.count)") {
+            #expect(ContinuousClock.now < counted, "the server did not count \(products.count) submissions in flight")
+            guard ContinuousClock.now < counted else { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
 
         let clock = ContinuousClock()
         server.send(SIGTERM)

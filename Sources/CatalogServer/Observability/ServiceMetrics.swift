@@ -30,9 +30,12 @@ final class ServiceMetrics: Sendable {
     private let connectionsInUse: Prometheus.Gauge
     private let connectionsWaiting: Prometheus.Gauge
     private let connectionsMax: Prometheus.Gauge
+    private let lifecycleChangesPending: Prometheus.Gauge
+    private let unansweredLifecycleChanges: @Sendable () -> Int
     private let identifierApps: Prometheus.Gauge
 
-    init(pool: ConnectionPool?, snapshots: IdentifierSnapshots) {
+    /// - Parameter lifecycleChanges: how many lifecycle changes wait to be written together (``Database``).
+    init(pool: ConnectionPool?, snapshots: IdentifierSnapshots, lifecycleChanges: @escaping @Sendable () -> Int = { 0 }) {
         let registry = PrometheusCollectorRegistry()
         var factory = PrometheusMetricsFactory(registry: registry)
         factory.defaultDurationHistogramBuckets = [
@@ -44,12 +47,15 @@ final class ServiceMetrics: Sendable {
         self.factory = factory
         self.pool = pool
         self.snapshots = snapshots
+        unansweredLifecycleChanges = lifecycleChanges
         func gauge(_ name: String, _ unit: String, _ help: String) -> Prometheus.Gauge {
             registry.makeGauge(descriptor: MetricNameDescriptor(metricName: name, unitName: unit, helpText: help))
         }
         connectionsInUse = gauge("db_pool_connections_in_use", "", "Database operations holding a connection")
         connectionsWaiting = gauge("db_pool_requests_waiting", "", "Database operations waiting for a connection")
         connectionsMax = gauge("db_pool_connections_max", "", "Connections in the pool")
+        lifecycleChangesPending = gauge("db_lifecycle_changes_pending", "",
+                                 "Lifecycle changes waiting to be written together, or being written")
         identifierApps = gauge("identifier_snapshot_apps", "", "Apps whose identifier lists are served from memory")
     }
 
@@ -93,6 +99,7 @@ final class ServiceMetrics: Sendable {
             connectionsWaiting.set(Double(load.waiting))
             connectionsMax.set(Double(pool.size))
         }
+        lifecycleChangesPending.set(Double(unansweredLifecycleChanges()))
         identifierApps.set(Double(snapshots.count))
         return registry.emitToBuffer()
     }
