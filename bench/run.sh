@@ -18,8 +18,9 @@
 #  6. measures transitions/s: POST .../actions alternating submit_change/withdraw, 32 connections
 #     (bench/wrk/actions.lua), spread over ACTIONS_APPS apps, then all on one app; then checks that the
 #     chains verify and that the new action events equal the version increments;
-#  6b. measures PostgreSQL's own ceiling for those actions: pgbench makes them with the service's two
-#     statements (bench/ceiling/action.sql), no HTTP server, one and eight per transaction;
+#  6b. measures PostgreSQL's own ceiling for those actions: pgbench makes them with the service's statements,
+#     no HTTP server: one action per transaction (bench/ceiling/action.sql), and sixteen read one by one and
+#     written by one batch statement, as the service writes concurrent actions (bench/ceiling/batch.sql);
 #  7. measures the server's peak RSS (VmHWM) on a 100,000-product catalog (database $S_DB_100K, loaded once
 #     and kept), after requesting every app's identifier list once;
 #  8. prints the ratios and targets (bench/tools/report.py), rewrites the generated part of
@@ -361,16 +362,14 @@ if has_step actions; then
 fi
 
 # ------------------------------------------------------------------ 6b. PostgreSQL's own ceiling for actions
-# The same actions on the same apps, made by pgbench straight on the database with the service's two
-# statements (bench/ceiling/action.sql) and no HTTP server: what PostgreSQL alone commits per second on this
-# machine, one action per transaction and eight per transaction. The service, sharing the cores with it,
-# cannot go above it.
-measure_ceiling() {  # KEY PER_TRANSACTION
-  local key="$1" per="$2" script="$OUT/ceiling-$2.sql" key_id tps failed busy other i
+# The same actions on the same apps, made by pgbench straight on the database with the service's statements and
+# no HTTP server: what PostgreSQL alone commits per second on this machine, one action per transaction (the read
+# and the write, bench/ceiling/action.sql) and sixteen per transaction (sixteen reads and one batch write, as
+# LifecycleBatches writes concurrent actions: bench/ceiling/batch.sql). The service, sharing the cores with
+# it, cannot go above the second.
+measure_ceiling() {  # KEY PER_TRANSACTION SCRIPT: SCRIPT makes PER_TRANSACTION actions per transaction
+  local key="$1" per="$2" script="$3" key_id tps failed busy other
   key_id="$(psql_as "$S_DB" -Atc "SELECT id FROM api_keys ORDER BY created_at DESC LIMIT 1")"
-  { [ "$per" = 1 ] || echo 'BEGIN;'
-    for ((i = 0; i < per; i++)); do cat "$BENCH_DIR/ceiling/action.sql"; done
-    [ "$per" = 1 ] || echo 'COMMIT;'; } > "$script"
   "$PY" "$PEERS_DIR/tools/cpuacct.py" snap "$(id -u "$BENCH_USER")" > "$OUT/cpu1"
   log "ceiling ($per per transaction): pgbench -c$ACTIONS_CONNECTIONS -j$ACTIONS_THREADS -T$ACTIONS_DURATION on $ACTIONS_APPS apps"
   "${PRIO[@]}" "$PG_BIN/pgbench" -h "$BENCH_PGHOST" -p "$BENCH_PGPORT" -U "$BENCH_PGUSER" -M prepared -n \
@@ -391,8 +390,8 @@ measure_ceiling() {  # KEY PER_TRANSACTION
       "($tps transactions/s, ${failed:-?} failed); machine CPU busy $busy %"
 }
 if has_step ceiling; then
-  measure_ceiling ceiling 1
-  measure_ceiling ceiling8 8
+  measure_ceiling ceiling 1 "$BENCH_DIR/ceiling/action.sql"
+  measure_ceiling ceiling16 16 "$BENCH_DIR/ceiling/batch.sql"
 fi
 
 # ------------------------------------------------------------------ 7. memory

@@ -116,7 +116,7 @@ def console(med, rat, facts):
                      f"non-2xx {g('non2xx')}, socket errors {g('socket_errors')}; {g('events')} action events = "
                      f"{g('versions')} version increments: {ok(g('events') == g('versions'))}; chains verify: "
                      f"{ok(g('verified') == '1')}; cpu busy/other {g('cpu')} %")
-    for key in ("ceiling", "ceiling8"):
+    for key in ("ceiling", "ceiling16"):
         if facts.get(f"{key}_per_s"):
             g = lambda k: facts.get(f"{key}_{k}")
             lines.append(f"PostgreSQL alone (pgbench, no HTTP), {g('per_transaction')} action(s) per transaction: "
@@ -191,17 +191,17 @@ def markdown(med, rat, facts):
                    f"{g('versions')} / {g('ok')}; {'yes' if g('verified') == '1' else '**NO**'} | events = versions "
                    f"(2xx fewer by the requests in flight when wrk stops) |")
         out.append(f"| ... machine CPU busy / other work % | {g('cpu')} | |")
-    for key in ("ceiling", "ceiling8"):
+    for key in ("ceiling", "ceiling16"):
         if not f(f"{key}_per_s"):
             continue
         g = lambda k: f(f"{key}_{k}")
         per = int(g("per_transaction"))
+        what = ("the service's read and write, one action per transaction (bench/ceiling/action.sql)" if per == 1 else
+                f"{per} reads one by one and one batch write of the {per} changes, as the service writes concurrent "
+                f"actions (bench/ceiling/batch.sql)")
         out.append(f"| PostgreSQL alone: the same actions by `pgbench -M prepared -c{g('connections')} "
-                   f"-T{g('duration')}` with the service's two statements (bench/ceiling/action.sql), no HTTP server, "
-                   f"{'one action per transaction' if per == 1 else f'{per} actions per transaction'} "
-                   f"| {fmt(float(g('per_s')))} | "
-                   + ("none: the most the service could commit on this machine |" if per == 1 else
-                      f"none: the most batches of {per} could commit |"))
+                   f"-T{g('duration')}`, no HTTP server: {what} | {fmt(float(g('per_s')))} | "
+                   + ("none: one at a time |" if per == 1 else "none: the most the service could commit on this machine |"))
         out.append(f"| ... failed transactions / machine CPU busy % | {g('failed')} / {g('cpu')} | |")
     for key, label in (("rss_small", "benchmark catalog, after the rounds and the transition runs"),
                        ("rss_100k", "100,000-product catalog, after every app's list was requested once")):
