@@ -143,7 +143,14 @@ extension Database {
     ) async throws -> Result {
         let client = PostgresClient(configuration: url.configuration(), backgroundLogger: logger)
         return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await client.run() }
+            // `body` starts once `run()` is being entered: a lease before it begins works, but PostgresNIO logs
+            // a warning for it, which every command would print.
+            await withCheckedContinuation { (started: CheckedContinuation<Void, Never>) in
+                group.addTask {
+                    started.resume()
+                    await client.run()
+                }
+            }
             defer { group.cancelAll() }
             return try await body(client)
         }

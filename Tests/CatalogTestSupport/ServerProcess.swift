@@ -68,6 +68,46 @@ public final class ServerProcess: Sendable {
         self.port = Int(port!)!
     }
 
+    /// Runs `iap-server` with `arguments` (a command: `migrate`, `create-key`, ...) on `url` until it exits, at most
+    /// `timeout`, and gives its exit status and what it wrote to standard output and to standard error.
+    public static func command(_ arguments: [String], databaseURL url: DatabaseURL,
+                               environment: [String: String] = [:], timeout: Duration = .seconds(60))
+        async throws -> (status: Int32, output: String, errors: String)
+    {
+        guard FileManager.default.isExecutableFile(atPath: executable.path) else {
+            throw TestSetupError("no server at \(executable.path): run swift build first (scripts/test does)")
+        }
+        let directory = FileManager.default.temporaryDirectory
+        let outputFile = directory.appendingPathComponent("iap-server-\(UUID().uuidString).out")
+        let errorFile = directory.appendingPathComponent("iap-server-\(UUID().uuidString).err")
+        for file in [outputFile, errorFile] where !FileManager.default.createFile(atPath: file.path, contents: nil) {
+            throw TestSetupError("cannot create \(file.path)")
+        }
+        defer { for file in [outputFile, errorFile] { try? FileManager.default.removeItem(at: file) } }
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        var variables = ProcessInfo.processInfo.environment
+        variables["DATABASE_URL"] = text(url)
+        variables.merge(environment) { _, new in new }
+        process.environment = variables
+        let output = try FileHandle(forWritingTo: outputFile)
+        let errors = try FileHandle(forWritingTo: errorFile)
+        defer { try? output.close(); try? errors.close() }
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning {
+            guard ContinuousClock.now < deadline else {
+                process.terminate()
+                throw TestSetupError("iap-server \(arguments.joined(separator: " ")) did not end within \(timeout)")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return (process.terminationStatus, text(of: outputFile), text(of: errorFile))
+    }
+
     /// Everything the server has logged so far.
     public var log: String { Self.text(of: logFile) }
 

@@ -57,4 +57,29 @@ struct LogTests {
         }
         print("logs: \(lines.count) JSON lines, \(logged.count) request ids logged, no token found in them")
     }
+
+    @Test("the commands print what they make and log nothing above info: migrate, then create-key three times")
+    func commandsLogNoWarning() async throws {
+        let url = try await TestDatabase.empty("quiet_commands")
+        func warnings(_ errors: String) -> [String] {
+            errors.split(separator: "\n").map(String.init).filter { line in
+                let record = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+                return !["trace", "debug", "info", "notice"].contains(record?["level"] as? String ?? "unreadable")
+            }
+        }
+        let environment = ["LOG_LEVEL": "info", "LOG_FORMAT": "json"]
+        let migrate = try await ServerProcess.command(["migrate"], databaseURL: url, environment: environment)
+        #expect(migrate.status == 0, "\(migrate.errors)")
+        #expect(warnings(migrate.errors).isEmpty, "\(migrate.errors)")
+        // A command leases a connection as soon as it starts: PostgresNIO warns when that comes before the
+        // client's run() has begun, which a command's first lease used to.
+        for attempt in 1...3 {
+            let created = try await ServerProcess.command(
+                ["create-key", "--role", "auditor", "--name", "quiet \(attempt)"], databaseURL: url,
+                environment: environment)
+            #expect(created.status == 0, "\(created.errors)")
+            #expect(created.output.hasPrefix(KeyToken.prefix) && created.output.split(separator: "\n").count == 1)
+            #expect(warnings(created.errors).isEmpty, "\(created.errors)")
+        }
+    }
 }
