@@ -17,7 +17,8 @@
 #  5. runs the peers' rounds.sh over PEERS="A B S=$S_PORT" and scenarios typical, hot, missing (wrk -c64);
 #  6. measures transitions/s: POST .../actions alternating submit_change/withdraw, 32 connections
 #     (bench/wrk/actions.lua), spread over ACTIONS_APPS apps, then all on one app; then checks that the
-#     chains verify and that the new action events equal the version increments;
+#     chains verify and that the new action events equal the version increments; CPU per action of the server
+#     and of PostgreSQL (bench/tools/cpu_split.py) and transactions committed per action;
 #  6b. measures PostgreSQL's own ceiling for those actions: pgbench makes them with the service's statements,
 #     no HTTP server: one action per transaction (bench/ceiling/action.sql), and sixteen read one by one and
 #     written by one batch statement, as the service writes concurrent actions (bench/ceiling/batch.sql);
@@ -311,6 +312,7 @@ pg_stats() {  # commits and rollbacks of the service's database so far
 PY="$BENCH_VENV/bin/python"; [ -x "$PY" ] || PY=python3
 measure_actions() {  # KEY FILTER WHAT: one measured run; facts KEY_*
   local key="$1" filter="$2" what="$3" ev0 ver0 ev1 ver1 xc0 xr0 xc1 xr1 busy other line events versions app v verify_ok=1
+  local server_ms postgres_ms
   write_plan "$filter"
   read -r ev0 ver0 < <(db_state "$filter"); read -r xc0 xr0 < <(pg_stats)
   "$PY" "$PEERS_DIR/tools/cpuacct.py" snap "$(id -u "$BENCH_USER")" > "$OUT/cpu1"
@@ -318,13 +320,14 @@ measure_actions() {  # KEY FILTER WHAT: one measured run; facts KEY_*
   action_wrk "$ACTIONS_DURATION" > "$OUT/$key.txt"
   "$PY" "$PEERS_DIR/tools/cpuacct.py" snap "$(id -u "$BENCH_USER")" > "$OUT/cpu2"
   read -r busy other < <("$PY" "$PEERS_DIR/tools/cpuacct.py" diff "$OUT/cpu1" "$OUT/cpu2")
-  sleep 2   # the requests in flight when wrk stopped finish
-  read -r ev1 ver1 < <(db_state "$filter"); read -r xc1 xr1 < <(pg_stats)
-  cp "$OUT/plan.txt" "$OUT/$key.plan"
   line="$(grep '^BENCH_ACTIONS ' "$OUT/$key.txt" | tail -1 || true)"
   [ -n "$line" ] || { cat "$OUT/$key.txt" >&2; echo "actions wrk printed no result" >&2; exit 1; }
   declare -A r=()
   for kv in ${line#BENCH_ACTIONS }; do r["${kv%%=*}"]="${kv#*=}"; done
+  read -r server_ms postgres_ms < <("$PY" "$BENCH_DIR/tools/cpu_split.py" "$OUT/cpu1" "$OUT/cpu2" "$S_PID" "${r[ok]}")
+  sleep 2   # the requests in flight when wrk stopped finish
+  read -r ev1 ver1 < <(db_state "$filter"); read -r xc1 xr1 < <(pg_stats)
+  cp "$OUT/plan.txt" "$OUT/$key.plan"
   events=$((ev1 - ev0)); versions=$((ver1 - ver0))
   for app in $(cut -d' ' -f1 "$OUT/plan.txt" | sort -u); do   # every chain written to must verify
     v="$(curl -s --max-time 120 -H "Authorization: Bearer $TOKEN" "http://127.0.0.1:$S_PORT/v1/history/verify?app=$app")"
@@ -342,12 +345,12 @@ measure_actions() {  # KEY FILTER WHAT: one measured run; facts KEY_*
     echo "${key}_apps=$(cut -d' ' -f1 "$OUT/plan.txt" | sort -u | wc -l)"
     echo "${key}_products=$(wc -l < "$OUT/plan.txt")"
     echo "${key}_events=$events"; echo "${key}_versions=$versions"; echo "${key}_verified=$verify_ok"
-    echo "${key}_cpu=$busy/$other"
+    echo "${key}_cpu=$busy/$other"; echo "${key}_server_ms=$server_ms"; echo "${key}_postgres_ms=$postgres_ms"
     echo "${key}_commits=$((xc1 - xc0))"; echo "${key}_rollbacks=$((xr1 - xr0))"
   } >> "$FACTS"
   log "transitions ($what): ${r[ok_per_s]}/s committed (${r[ok]} 2xx of ${r[requests]}, p50 ${r[p50_ms]} ms, p99 ${r[p99_ms]} ms);" \
       "$events action events, $versions version increments; chains verify: $([ "$verify_ok" = 1 ] && echo yes || echo NO);" \
-      "cpu busy/other $busy/$other %"
+      "cpu busy/other $busy/$other %; CPU per action: server $server_ms ms, PostgreSQL $postgres_ms ms"
   [ "$events" = "$versions" ] || log "WARNING: $events history events but $versions version increments"
 }
 if has_step actions; then
