@@ -139,16 +139,7 @@ public final class ConnectionPool: Service, Sendable {
         }
         let (waiter, close) = state.withLock { state -> (Waiter?, Bool) in
             state.leased -= 1
-            if state.shuttingDown {
-                state.dropped(member.loop)
-                return (nil, true)
-            }
-            if let waiter = state.popWaiter() {
-                state.leased += 1
-                return (waiter, false)
-            }
-            state.idle[member.loop].append(member)
-            return (nil, false)
+            return state.place(member)
         }
         if close { member.connection.close().whenComplete { _ in } }
         waiter?.continuation.resume(returning: Lease(member: member, pool: self))
@@ -171,16 +162,7 @@ public final class ConnectionPool: Service, Sendable {
             state.retryAt = nil
             state.backoff = Self.firstBackoff
             state.lastFailure = nil
-            if state.shuttingDown {
-                state.dropped(member.loop)
-                return (nil, true)
-            }
-            if let waiter = state.popWaiter() {
-                state.leased += 1
-                return (waiter, false)
-            }
-            state.idle[member.loop].append(member)
-            return (nil, false)
+            return state.place(member)
         }
         if close {
             member.connection.close().whenComplete { _ in }
@@ -317,6 +299,21 @@ public final class ConnectionPool: Service, Sendable {
                 }
             }
             return nil
+        }
+
+        /// Places a connection nobody holds: lent to the longest waiter (answered with it), or idle; while
+        /// shutting down, uncounted and to be closed (`close`).
+        mutating func place(_ member: Member) -> (waiter: Waiter?, close: Bool) {
+            if shuttingDown {
+                dropped(member.loop)
+                return (nil, true)
+            }
+            if let waiter = popWaiter() {
+                leased += 1
+                return (waiter, false)
+            }
+            idle[member.loop].append(member)
+            return (nil, false)
         }
 
         mutating func removeIdle(_ member: Member) -> Bool {

@@ -176,8 +176,9 @@ public struct ProductRepository: Sendable {
     /// Several lifecycle changes with their events, for ``LifecycleBatches``: each a compare-and-set as in
     /// ``SaveState``; answers the ordinal (from 1) of every change saved. Of two changes of one product, at most
     /// one is saved. The updated rows are sorted before their events are appended, so that every product row is
-    /// locked before any chain head, and the chain heads in one order: concurrent batches never wait for each
-    /// other in a circle.
+    /// locked before any chain head, and the chain heads in one order. The product rows are locked in the order
+    /// the plan meets them: two batches changing the same products can deadlock, and PostgreSQL then refuses
+    /// one of them, which ``LifecycleBatches`` writes again change by change (docs/decisions.md).
     struct SaveStates: PreparedQuery {
         static let name = "ProductRepository.SaveStates"
         static let sql = """
