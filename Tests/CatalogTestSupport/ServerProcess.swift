@@ -68,8 +68,8 @@ public final class ServerProcess: Sendable {
         self.port = Int(port!)!
     }
 
-    /// Runs `iap-server` with `arguments` (a command: `migrate`, `create-key`, ...) on `url` until it exits, at most
-    /// `timeout`, and gives its exit status and what it wrote to standard output and to standard error.
+    /// Runs `iap-server` with `arguments` (a command: `migrate`, `create-key`, ...) on `url` until it exits, at
+    /// most `timeout`, and gives its exit status and what it wrote to standard output and to standard error.
     public static func command(_ arguments: [String], databaseURL url: DatabaseURL,
                                environment: [String: String] = [:], timeout: Duration = .seconds(60))
         async throws -> (status: Int32, output: String, errors: String)
