@@ -9,6 +9,21 @@ extension Product {
             .map(\.action)
     }
 
+    /// Whether this product is `previous` with only its lifecycle fields changed: state, version, the
+    /// submission's origin, whether it was ever submitted, whether it is cleared for sale, and the time of the
+    /// change. Most actions are such a move; accepting and cancelling a change also move revisions, and an
+    /// edit changes fields. Any other difference, a field added later included, answers `false`.
+    public func changesOnlyLifecycle(from previous: Product) -> Bool {
+        var moved = previous
+        moved.state = state
+        moved.version = version
+        moved.submittedFrom = submittedFrom
+        moved.everSubmitted = everSubmitted
+        moved.clearedForSale = clearedForSale
+        moved.updatedAt = updatedAt
+        return moved == self
+    }
+
     /// The product after `action`, taken by a key of `role`.
     ///
     /// Refuses, in this order: a role that may never take the action (forbidden), an action not allowed from

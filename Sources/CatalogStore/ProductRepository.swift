@@ -113,14 +113,14 @@ public struct ProductRepository: Sendable {
     /// state), with its event; answers whether it did. `cause` names what made the change ('edit' or the
     /// action), which the database checks against its transition table.
     ///
-    /// Most actions change only the product's place in the lifecycle: those write only its lifecycle columns
-    /// (``SaveState``), the others every column (``Save``). Since the version read is still the stored one,
-    /// both leave the row exactly as `product` is; the narrow one spares PostgreSQL parsing and storing the
-    /// JSON columns again, and the server encoding them.
+    /// Most actions change only the product's place in the lifecycle (`Product.changesOnlyLifecycle(from:)`):
+    /// those write only its lifecycle columns (``SaveState``), the others every column (``Save``). Since the
+    /// version read is still the stored one, both leave the row exactly as `product` is; the narrow one spares
+    /// PostgreSQL parsing and storing the JSON columns again, and the server encoding them.
     public func save(_ product: Product, replacing previous: Product, cause: String, event: HistoryRecord)
         async throws -> Bool
     {
-        if product.hasSameFields(as: previous) {
+        if product.changesOnlyLifecycle(from: previous) {
             // Outside any operation (not in a transaction of the caller's), it goes with the other operations'.
             if let batches = database.lifecycleBatches, Database.held == nil {
                 // The operation's connection, if it holds one, is not needed for it: another may use it meanwhile.
@@ -363,17 +363,6 @@ extension ProductKeyQuery {
         bindings.append(bundleID)
         bindings.append(productID)
         return bindings
-    }
-}
-
-extension Product {
-    /// Whether this product's fields are `other`'s, but for its lifecycle columns (state, version, the
-    /// submission's origin, whether it was ever submitted, `clearedForSale`, the time of the change) and those
-    /// that never change (app, productId, type, creation time).
-    func hasSameFields(as other: Product) -> Bool {
-        referenceName == other.referenceName && price == other.price && territoryPrices == other.territoryPrices
-            && introductoryOffer == other.introductoryOffer && content == other.content
-            && liveContent == other.liveContent
     }
 }
 

@@ -192,6 +192,36 @@ struct LifecycleRuleTests {
         withdrawn = try withdrawn.performing(.withdraw, by: .developer, reason: nil, in: Fixtures.app, at: Fixtures.now)
         #expect(!withdrawn.isDeletable)
     }
+
+    @Test("an action moves only lifecycle fields but accept and cancel_change, which move revisions; an edit moves fields")
+    func lifecycleOnlyMoves() throws {
+        var moves = 0
+        for state in ReviewState.allCases {
+            let product = try Fixtures.product(in: state)
+            for action in product.allowedActions(for: .admin) {
+                guard case .success(let next) = Fixtures.attempt(action, on: product, by: .admin) else { continue }
+                moves += 1
+                #expect(next.changesOnlyLifecycle(from: product) == ![.accept, .cancelChange].contains(action),
+                        "\(action) from \(state)")
+            }
+        }
+        #expect(moves >= 10)
+        let pending = try Fixtures.product(in: .pendingDeveloperApproval)
+        let renamed = try #require(try pending.applying(ProductEdit(referenceName: "Another name"), in: Fixtures.app,
+                                                         at: Fixtures.now))
+        #expect(!renamed.product.changesOnlyLifecycle(from: pending))
+        let approved = try pending.performing(.approve, by: .admin, reason: nil, in: Fixtures.app, at: Fixtures.now)
+        #expect(approved.changesOnlyLifecycle(from: pending))
+        // A difference in a field that is not the lifecycle's counts, whichever field it is: here the product.
+        let other = Product(bundleID: pending.bundleID, productID: "coins.200", type: pending.type, state: pending.state,
+                            version: pending.version, referenceName: pending.referenceName, price: pending.price,
+                            territoryPrices: pending.territoryPrices, introductoryOffer: pending.introductoryOffer,
+                            clearedForSale: pending.clearedForSale, content: pending.content,
+                            liveContent: pending.liveContent, submittedFrom: pending.submittedFrom,
+                            everSubmitted: pending.everSubmitted, createdAt: pending.createdAt,
+                            updatedAt: pending.updatedAt)
+        #expect(!approved.changesOnlyLifecycle(from: other))
+    }
 }
 
 extension Result where Failure == CatalogError {
