@@ -288,15 +288,21 @@ public final class ConnectionPool: Service, Sendable {
 
         /// An idle connection, of `loop` if it has one; one seen closed meanwhile is dropped on the way.
         mutating func takeIdle(preferring loop: Int?) -> Member? {
-            for index in [loop].compactMap({ $0 }) + Array(idle.indices) {
-                while let member = idle[index].popLast() {
-                    if member.connection.isClosed {
-                        dropped(member.loop)
-                        continue
-                    }
-                    leased += 1
-                    return member
+            if let loop, let member = takeIdle(of: loop) { return member }
+            for index in idle.indices {
+                if let member = takeIdle(of: index) { return member }
+            }
+            return nil
+        }
+
+        private mutating func takeIdle(of loop: Int) -> Member? {
+            while let member = idle[loop].popLast() {
+                if member.connection.isClosed {
+                    dropped(member.loop)
+                    continue
                 }
+                leased += 1
+                return member
             }
             return nil
         }

@@ -51,15 +51,14 @@ public struct DatabaseURL: Sendable, Hashable, CustomStringConvertible {
 
     /// The PostgresNIO configuration for this URL.
     public func configuration() -> PostgresClient.Configuration {
-        if let socketDirectory {
-            return PostgresClient.Configuration(
-                unixSocketPath: "\(socketDirectory)/.s.PGSQL.\(port)", username: username, password: password,
-                database: database)
+        if let socketPath {
+            return PostgresClient.Configuration(unixSocketPath: socketPath, username: username, password: password,
+                                                database: database)
         }
-        let tls: PostgresClient.Configuration.TLS = switch sslMode {
-        case "disable", "allow": .disable
-        case "prefer": .prefer(.makeClientConfiguration())
-        default: .require(.makeClientConfiguration())
+        let tls: PostgresClient.Configuration.TLS = switch tlsUse {
+        case .none: .disable
+        case .preferred: .prefer(.makeClientConfiguration())
+        case .required: .require(.makeClientConfiguration())
         }
         return PostgresClient.Configuration(host: host, port: port, username: username, password: password,
                                             database: database, tls: tls)
@@ -68,18 +67,32 @@ public struct DatabaseURL: Sendable, Hashable, CustomStringConvertible {
     /// The configuration of one PostgresNIO connection to this URL, for ``ConnectionPool``: the same server,
     /// credentials and TLS mode as ``configuration()``.
     public func connectionConfiguration() throws -> PostgresConnection.Configuration {
-        if let socketDirectory {
-            return PostgresConnection.Configuration(
-                unixSocketPath: "\(socketDirectory)/.s.PGSQL.\(port)", username: username, password: password,
-                database: database)
+        if let socketPath {
+            return PostgresConnection.Configuration(unixSocketPath: socketPath, username: username,
+                                                    password: password, database: database)
         }
-        let tls: PostgresConnection.Configuration.TLS = switch sslMode {
-        case "disable", "allow": .disable
-        case "prefer": .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
-        default: .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+        let tls: PostgresConnection.Configuration.TLS = switch tlsUse {
+        case .none: .disable
+        case .preferred: .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+        case .required: .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
         }
         return PostgresConnection.Configuration(host: host, port: port, username: username, password: password,
                                                 database: database, tls: tls)
+    }
+
+    /// The server's Unix socket, when the URL names a socket directory.
+    private var socketPath: String? { socketDirectory.map { "\($0)/.s.PGSQL.\(port)" } }
+
+    /// What `sslmode` asks of TLS: `disable` and `allow` connect without it, `prefer` uses it when the server
+    /// offers it, anything else requires it.
+    private enum TLSUse { case none, preferred, required }
+
+    private var tlsUse: TLSUse {
+        switch sslMode {
+        case "disable", "allow": .none
+        case "prefer": .preferred
+        default: .required
+        }
     }
 
     /// The URL without its password, for logs.
