@@ -14,9 +14,12 @@ let package = Package(
     products: [
         .executable(name: "iap-server", targets: ["iap-server"]),
         .executable(name: "iap-admin", targets: ["iap-admin"]),
+        .executable(name: "appstore-standin", targets: ["appstore-standin"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
@@ -36,6 +39,55 @@ let package = Package(
     ],
     targets: [
         .target(name: "CatalogCore", swiftSettings: strict),
+        // The pure rules of purchases (docs/architecture.md): signed data, the App Store's payloads and statuses,
+        // the retry schedule, the ledger's merge rule, account tokens. No I/O.
+        .target(
+            name: "PurchaseCore",
+            dependencies: [
+                "CatalogCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "X509", package: "swift-certificates"),
+            ],
+            swiftSettings: strict
+        ),
+        // The outbound calls to the App Store (verifyReceipt), to Apple or to the stand-in alike.
+        .target(
+            name: "AppStoreClient",
+            dependencies: [
+                "PurchaseCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        // The stand-in App Store for tests, the demo and the benchmark; never a dependency of the service.
+        .target(
+            name: "AppStoreStandIn",
+            dependencies: [
+                "PurchaseCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "X509", package: "swift-certificates"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "appstore-standin",
+            dependencies: [
+                "AppStoreStandIn",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         // The .storekit file format alone: reads and writes Xcode's StoreKit configuration files, no catalog.
         .target(name: "StoreKitConfiguration", swiftSettings: strict),
         // Between StoreKit files and the catalog: import plans checked by CatalogCore's rules, and exports.
@@ -130,6 +182,28 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "CatalogCoreTests", dependencies: ["CatalogCore"], swiftSettings: strict),
+        .testTarget(
+            name: "PurchaseCoreTests",
+            dependencies: [
+                "AppStoreStandIn",
+                "CatalogCore",
+                "PurchaseCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "AppStoreClientTests",
+            dependencies: [
+                "AppStoreClient",
+                "AppStoreStandIn",
+                "PurchaseCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "StoreKitConfigurationTests",
             dependencies: ["StoreKitConfiguration"],
