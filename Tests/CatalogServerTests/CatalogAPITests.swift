@@ -154,6 +154,37 @@ struct CatalogAPITests {
         }
     }
 
+    @Test("the generated handler answers the identifier route as the fast path does, If-None-Match included")
+    func identifiersGeneratedAlike() async throws {
+        let fixture = try await APIFixture.forSuite("catalog_api")
+        let admin = try await fixture.key(.admin)
+        try await fixture.run { api in
+            let app = "com.identifiers.alike"
+            try await api.createApp(app, key: admin)
+            try await api.createProduct(app, "coins", type: .consumable, key: admin)
+            for action in [ReviewAction.approve, .submit, .startReview, .accept] { try await api.move(action, app, "coins", key: admin) }
+            let eTag = try #require(try await api.send(.get, "/v1/apps/\(app)/product-identifiers").headers[.eTag])
+            // A percent-encoded path is left by the fast path to the router, whose generated handler answers it.
+            let paths = (fast: "/v1/apps/\(app)/product-identifiers", generated: "/v1/apps/com%2Eidentifiers%2Ealike/product-identifiers")
+            let conditions: [String?] = [nil, eTag, "W/\(eTag)", "\"other\", W/\(eTag)", " \(eTag) ", "*", "\"other\"", "W/\"other\""]
+            for query in ["", "?type=CONSUMABLE", "?type=NON_CONSUMABLE"] {
+                for condition in conditions {
+                    let headers: HTTPFields = condition.map { [.ifNoneMatch: $0] } ?? [:]
+                    let fast = try await api.send(.get, paths.fast + query, headers: headers)
+                    let generated = try await api.send(.get, paths.generated + query, headers: headers)
+                    let label = "\(query) If-None-Match: \(condition ?? "none")"
+                    #expect(generated.status == fast.status, "\(label)")
+                    #expect(generated.headers[.eTag] == fast.headers[.eTag], "\(label)")
+                    #expect(generated.headers[.cacheControl] == fast.headers[.cacheControl], "\(label)")
+                    #expect(generated.body == fast.body, "\(label)")
+                }
+            }
+            let missing = (fast: try await api.send(.get, "/v1/apps/com.identifiers.gone/product-identifiers"),
+                           generated: try await api.send(.get, "/v1/apps/com%2Eidentifiers.gone/product-identifiers"))
+            #expect(missing.generated.status == .notFound && missing.generated.body == missing.fast.body)
+        }
+    }
+
     @Test("every response carries a request id, the caller's when it gives a sane one")
     func requestIDs() async throws {
         let fixture = try await APIFixture.forSuite("catalog_api")

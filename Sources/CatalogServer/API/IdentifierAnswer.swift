@@ -2,8 +2,10 @@ import CatalogCore
 import HTTPTypes
 import NIOCore
 
-/// What the identifier route answers to one request, decided in one place for every path that answers it
-/// from memory: 200 with the snapshot, 304 when `If-None-Match` matches its ETag, or 404 for an unknown app.
+/// What the identifier route answers to one request, decided in one place for every path that answers it (the
+/// wire handler, the channel handler, the fast path and the generated handler): 200 with the snapshot, 304 when
+/// `If-None-Match` matches its ETag (``IdentifierRoute/matches(_:_:)``, the route's one rule), or 404 for an
+/// unknown app.
 struct IdentifierAnswer {
     enum Status { case ok, notModified, notFound }
 
@@ -12,20 +14,24 @@ struct IdentifierAnswer {
     let eTag: String?
     /// The JSON body of a `GET` (a `HEAD` sends its length only); `nil` for 304.
     let body: ByteBuffer?
+    /// The identifiers `body` lists, for the generated handler, which encodes them itself; empty for 404.
+    let identifiers: [String]
     /// The header lines after `Date` and `Server` (``forEachRepresentationHeader``), as bytes, each ending in
     /// CRLF: precomputed with the snapshot, so that the wire path copies them instead of writing each field.
     let headerLines: ByteBuffer
 
     init(_ snapshots: IdentifierSnapshots, bundleID: Substring, type: PurchaseType?, ifNoneMatch: String?) {
         guard let snapshot = snapshots.answer(bundleID, type: type) else {
-            self.init(status: .notFound, eTag: nil, body: IdentifierSnapshots.appNotFound,
+            self.init(status: .notFound, eTag: nil, body: IdentifierSnapshots.appNotFound, identifiers: [],
                       headerLines: Self.notFoundHeaderLines)
             return
         }
         if let ifNoneMatch, IdentifierRoute.matches(ifNoneMatch, snapshot.eTag) {
-            self.init(status: .notModified, eTag: snapshot.eTag, body: nil, headerLines: snapshot.notModifiedHeaderLines)
+            self.init(status: .notModified, eTag: snapshot.eTag, body: nil, identifiers: snapshot.identifiers,
+                      headerLines: snapshot.notModifiedHeaderLines)
         } else {
-            self.init(status: .ok, eTag: snapshot.eTag, body: snapshot.body, headerLines: snapshot.headerLines)
+            self.init(status: .ok, eTag: snapshot.eTag, body: snapshot.body, identifiers: snapshot.identifiers,
+                      headerLines: snapshot.headerLines)
         }
     }
 
@@ -75,10 +81,11 @@ struct IdentifierAnswer {
         }
     }
 
-    private init(status: Status, eTag: String?, body: ByteBuffer?, headerLines: ByteBuffer) {
+    private init(status: Status, eTag: String?, body: ByteBuffer?, identifiers: [String], headerLines: ByteBuffer) {
         self.status = status
         self.eTag = eTag
         self.body = body
+        self.identifiers = identifiers
         self.headerLines = headerLines
     }
 }

@@ -9,25 +9,29 @@ extension CatalogAPIHandler {
         -> Operations.GetProductIdentifiers.Output
     {
         let type: PurchaseType? = input.query._type.map { EnumMapping.convert($0) }
-        guard let snapshot = try await identifiers(input.path.bundleId, type: type) else {
-            return .notFound(.init(body: .json(.init(error: .appNotFound))))
-        }
+        let bundleID = input.path.bundleId
+        let answer = IdentifierAnswer(try await snapshots(for: bundleID), bundleID: bundleID[...], type: type,
+                                      ifNoneMatch: input.headers.ifNoneMatch)
         // The header is declared as a JSON string: the generated layer adds the quotes.
-        let eTag = String(snapshot.eTag.dropFirst().dropLast())
-        if let ifNoneMatch = input.headers.ifNoneMatch, IdentifierRoute.matches(ifNoneMatch, snapshot.eTag) {
-            return .notModified(.init(headers: .init(eTag: eTag)))
+        let eTag = answer.eTag.map { String($0.dropFirst().dropLast()) }
+        switch answer.status {
+        case .notFound:
+            return .notFound(.init(body: .json(.init(error: .appNotFound))))
+        case .notModified:
+            return .notModified(.init(headers: .init(eTag: eTag, cacheControl: IdentifierRoute.cacheControl)))
+        case .ok:
+            return .ok(.init(headers: .init(eTag: eTag, cacheControl: IdentifierRoute.cacheControl),
+                             body: .json(.init(bundleId: bundleID, productIdentifiers: answer.identifiers))))
         }
-        return .ok(.init(headers: .init(eTag: eTag, cacheControl: IdentifierRoute.cacheControl),
-                         body: .json(.init(bundleId: input.path.bundleId, productIdentifiers: snapshot.identifiers))))
     }
 
-    /// The snapshot, or, before the first load, the same answer built from the database.
-    private func identifiers(_ bundleID: String, type: PurchaseType?) async throws -> IdentifierSnapshots.Snapshot? {
-        if snapshots.isLoaded { return snapshots.answer(bundleID[...], type: type) }
-        guard Identifiers.bundleIDProblems(bundleID).isEmpty, let products = try await database.identifiers.app(bundleID)
-        else { return nil }
+    /// The snapshots, or, before the first load, the app's alone, built from the database.
+    private func snapshots(for bundleID: String) async throws -> IdentifierSnapshots {
+        if snapshots.isLoaded { return snapshots }
         let scratch = IdentifierSnapshots()
-        scratch.replace(bundleID, with: products)
-        return scratch.answer(bundleID[...], type: type)
+        if Identifiers.bundleIDProblems(bundleID).isEmpty, let products = try await database.identifiers.app(bundleID) {
+            scratch.replace(bundleID, with: products)
+        }
+        return scratch
     }
 }
