@@ -6,5 +6,6 @@ import ArgumentParser
 struct StandInCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "appstore-standin",
-        abstract: "A stand-in for the App Store's verifyReceipt and signed data, for tests and demos.")
+        abstract: "A stand-in for the App Store's verifyReceipt and signed data, for tests and demos.",
+        subcommands: [Serve.self, IssueReceipt.self])
 }

@@ -1,0 +1,177 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+import NIOFoundationCompat
+import NIOHTTP1
+import PurchaseCore
+
+/// Asks the App Store's verifyReceipt whether a receipt is real: production first, 21007 → the sandbox,
+/// 21008 → production, as DESIGN.md says, and answers with PurchaseCore's ``ReceiptOutcome``.
+///
+/// Whatever happens on the way (Apple's statuses, HTTP errors, timeouts, refused connections, oversized or
+/// unreadable answers) is an outcome, never a thrown error: the caller records it and
+/// ``ReceiptSubmissionRule`` decides what follows. Only cancellation of the caller's task throws.
+///
+/// Bounds: one call takes at most ``AppStoreClientConfiguration/timeout`` (connection, request and the whole
+/// answer); at most ``AppStoreClientConfiguration/concurrency`` verifications are in flight (a verification
+/// holds its place across the hop to the other endpoint, so calls in flight never exceed it either); at most
+/// ``AppStoreClientConfiguration/waitingCallers`` more wait for a place, and beyond them the answer is
+/// ``ReceiptRetryReason/clientSaturated`` at once. Redirects are not followed, so the shared secret goes
+/// only to the configured addresses.
+///
+/// Logs: one debug line per call (endpoint, HTTP status, Apple's status, milliseconds), never the receipt, the
+/// shared secret or a body.
+public final class VerifyReceiptClient: Sendable {
+    /// The settings this client was made with.
+    public let configuration: AppStoreClientConfiguration
+    private let httpClient: HTTPClient
+    private let places: InFlightLimit
+
+    /// A client with its own connection pool (one HTTP/1 connection per call in flight, up to
+    /// ``AppStoreClientConfiguration/concurrency``); call ``shutdown()`` when done with it.
+    public init(configuration: AppStoreClientConfiguration,
+                eventLoopGroup: any EventLoopGroup = HTTPClient.defaultEventLoopGroup) {
+        self.configuration = configuration
+        places = InFlightLimit(limit: configuration.concurrency, waitingLimit: configuration.waitingCallers)
+        var settings = HTTPClient.Configuration()
+        settings.redirectConfiguration = .disallow
+        settings.decompression = .disabled
+        let timeout = TimeAmount.nanoseconds(configuration.timeout.nanoseconds)
+        // The pool retries a refused connection until its connect timeout, then fails with the connection's own
+        // error; half the call's timeout leaves that error time to be reported as such, not as a timeout.
+        settings.timeout = .init(connect: min(.nanoseconds(timeout.nanoseconds / 2), .seconds(10)), read: timeout)
+        settings.connectionPool = .init(idleTimeout: .seconds(60),
+                                        concurrentHTTP1ConnectionsPerHostSoftLimit: configuration.concurrency)
+        httpClient = HTTPClient(eventLoopGroup: eventLoopGroup, configuration: settings)
+    }
+
+    /// Closes the client's connections. Calls after it answer ``ReceiptRetryReason/connectionFailed(_:)``.
+    public func shutdown() async throws {
+        try await httpClient.shutdown()
+    }
+
+    /// Verifications in flight now (each is one call to the App Store at a time).
+    public var inFlight: Int { places.holders }
+
+    /// Callers waiting for a place now.
+    public var waiting: Int { places.waiting }
+
+    /// Verifies `receipt` for the app `bundleId`, sending `sharedSecret` as `password`.
+    ///
+    /// - Parameters:
+    ///   - excludeOldTransactions: asks Apple for only the latest renewal of each subscription.
+    ///   - endpoint: where the attempt starts; production unless the receipt's environment is known.
+    /// - Throws: `CancellationError` only, when the caller's task is cancelled (nothing is decided then).
+    public func verify(_ receipt: ReceiptData, bundleId: String, sharedSecret: AppStoreSharedSecret?,
+                       excludeOldTransactions: Bool = false,
+                       startingAt endpoint: VerifyReceiptEndpoint = VerifyReceiptAnswerRule.firstEndpoint,
+                       logger: Logger) async throws(CancellationError) -> ReceiptOutcome {
+        switch await places.enter() {
+        case .admitted: break
+        case .refused: return .retry(.clientSaturated)
+        case .cancelled: throw CancellationError()
+        }
+        defer { places.leave() }
+
+        let request = VerifyReceiptRequest(receiptData: receipt, password: sharedSecret,
+                                           excludeOldTransactions: excludeOldTransactions ? true : nil)
+        // Encoding a struct of strings cannot fail; an empty body would be answered 21000 and kept as such.
+        let body = ByteBuffer(data: (try? JSONEncoder().encode(request)) ?? Data())
+        let rule = VerifyReceiptAnswerRule(bundleId: bundleId)
+        var endpoint = endpoint
+        var asked: Set<VerifyReceiptEndpoint> = []
+        while true {
+            asked.insert(endpoint)
+            let exchange = try await exchange(body, with: endpoint, logger: logger)
+            switch rule.step(after: exchange, from: endpoint, asked: asked) {
+            case .ask(let next): endpoint = next
+            case .finished(let outcome): return outcome
+            }
+        }
+    }
+
+    /// One call to one endpoint, within the timeout.
+    private func exchange(_ body: ByteBuffer, with endpoint: VerifyReceiptEndpoint,
+                          logger: Logger) async throws(CancellationError) -> VerifyReceiptExchange {
+        let started = ContinuousClock.now
+        let exchange: VerifyReceiptExchange
+        do {
+            exchange = try await withThrowingTaskGroup(of: VerifyReceiptExchange.self) { group in
+                group.addTask { try await self.call(body, to: endpoint, logger: logger) }
+                group.addTask {
+                    try await Task.sleep(for: self.configuration.timeout)
+                    return .timedOut
+                }
+                // The first to finish decides; the other is cancelled (a cancelled call closes its connection).
+                guard let first = try await group.next() else { return .timedOut }
+                group.cancelAll()
+                return first
+            }
+        } catch {
+            // Only cancellation gets here: `call` turns every transport error into an exchange.
+            throw CancellationError()
+        }
+        var metadata: Logger.Metadata = [
+            "appstore.endpoint": "\(endpoint)",
+            "appstore.elapsed_ms": "\((ContinuousClock.now - started).milliseconds)",
+        ]
+        switch exchange {
+        case .answered(let httpStatus, let body):
+            metadata["appstore.http_status"] = "\(httpStatus)"
+            if let status = try? VerifyReceiptResponse.decode(body).status {
+                metadata["appstore.status"] = "\(status.code)"
+            }
+        case .answerTooLarge: metadata["appstore.failure"] = "answer too large"
+        case .timedOut: metadata["appstore.failure"] = "timed out"
+        case .connectionFailed(let detail): metadata["appstore.failure"] = "\(detail)"
+        }
+        logger.debug("verifyReceipt call", metadata: metadata)
+        return exchange
+    }
+
+    /// Sends the request and reads the whole answer, up to the size limit. Transport errors become exchanges;
+    /// only cancellation throws.
+    private func call(_ body: ByteBuffer, to endpoint: VerifyReceiptEndpoint,
+                      logger: Logger) async throws -> VerifyReceiptExchange {
+        var request = HTTPClientRequest(url: configuration.url(of: endpoint).absoluteString)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: "Accept", value: "application/json")
+        request.body = .bytes(body)
+        do {
+            let response = try await httpClient.execute(
+                request, deadline: .now() + .nanoseconds(configuration.timeout.nanoseconds), logger: logger)
+            let answer = try await response.body.collect(upTo: configuration.answerLimit)
+            return .answered(httpStatus: Int(response.status.code), body: Data(buffer: answer))
+        } catch is NIOTooManyBytesError {
+            return .answerTooLarge(limit: configuration.answerLimit)
+        } catch let error as HTTPClientError where error == .deadlineExceeded {
+            return .timedOut
+        } catch {
+            if Task.isCancelled { throw CancellationError() }
+            return .connectionFailed(Self.describe(error))
+        }
+    }
+
+    /// The transport's words for a failure, short. They never hold the request: it travels only in the body.
+    static func describe(_ error: any Error) -> String {
+        let text = String(describing: error)
+        return text.count > 200 ? String(text.prefix(200)) + "…" : text
+    }
+}
+
+extension Duration {
+    /// The duration in whole nanoseconds (saturating), for NIO's `TimeAmount`.
+    var nanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        return overflow ? .max : whole.addingReportingOverflow(attoseconds / 1_000_000_000).partialValue
+    }
+
+    /// The duration in whole milliseconds.
+    var milliseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    }
+}

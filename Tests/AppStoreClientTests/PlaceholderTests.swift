@@ -1,8 +1,0 @@
-import AppStoreClient
-import Testing
-
-@Suite struct AppStoreClientPlaceholderTests {
-    @Test func moduleLinks() {
-        _ = AppStoreClientModule.self
-    }
-}
