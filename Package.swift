@@ -49,6 +49,8 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "X509", package: "swift-certificates"),
             ],
+            // Apple Root CA - G3 is embedded in AppleRootCAG3.swift; the file and its sources note stay for people.
+            exclude: ["SignedData/AppleRootCA-G3.cer", "SignedData/SOURCES.md"],
             swiftSettings: strict
         ),
         // The outbound calls to the App Store (verifyReceipt), to Apple or to the stand-in alike.
@@ -192,6 +194,7 @@ let package = Package(
                 "CatalogCore",
                 "PurchaseCore",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "X509", package: "swift-certificates"),
             ],
             swiftSettings: strict
