@@ -216,8 +216,9 @@ let package = Package(
         ),
         .testTarget(
             name: "StoreKitConfigurationTests",
-            dependencies: ["StoreKitConfiguration"],
-            resources: [.copy("Fixtures")],
+            dependencies: ["CatalogTestSupport", "StoreKitConfiguration"],
+            // The fixtures are read from the repository by CatalogTestSupport's StoreKitFixture, as other suites read them.
+            exclude: ["Fixtures"],
             swiftSettings: strict
         ),
         .testTarget(

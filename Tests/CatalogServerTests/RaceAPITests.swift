@@ -1,10 +1,10 @@
 import CatalogAPI
 import CatalogCore
+import CatalogTestSupport
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import NIOCore
-import Synchronization
 import Testing
 
 /// Many clients acting on few products at once: the accepted actions, in history order, explain every
@@ -53,7 +53,7 @@ struct RaceAPITests {
                 // The accepted actions, in history order, are a valid walk from the initial state to the final one.
                 var state = ReviewState.initial
                 for event in actions {
-                    let transition = Transition.named(EnumMapping.action(event.action!))
+                    let transition = Transition.named(ReviewAction(rawValue: event.action!.rawValue)!)
                     #expect(transition.from.contains(state), "\(id): \(event.action!) from \(state)")
                     #expect(event.fromState?.rawValue == state.rawValue)
                     state = ReviewState(rawValue: event.toState!.rawValue)!
@@ -62,30 +62,4 @@ struct RaceAPITests {
             }
         }
     }
-}
-
-/// Counts, from many tasks at once.
-final class Tally<Key: Hashable & Sendable>: Sendable {
-    private let storage = Mutex<[Key: Int]>([:])
-    func add(_ key: Key) { storage.withLock { $0[key, default: 0] += 1 } }
-    var counts: [Key: Int] { storage.withLock { $0 } }
-}
-
-/// A deterministic generator, so that a failing race can be replayed with the same choices.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
-enum EnumMapping {
-    static func action(_ action: Components.Schemas.Action) -> ReviewAction { ReviewAction(rawValue: action.rawValue)! }
 }

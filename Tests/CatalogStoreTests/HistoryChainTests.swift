@@ -73,7 +73,7 @@ struct HistoryChainTests {
         // (0006) must still verify, and every hash written after it must verify in Swift.
         let reference = try StoreFixtures.function("iap_canonical_json", ofMigration: 1, renamedTo: "reference_canonical_json")
             .replacingOccurrences(of: "CREATE FUNCTION", with: "CREATE OR REPLACE FUNCTION")
-        var random = SplitMix64(seed: 2026)
+        var random = SeededGenerator(seed: 2026)
         let values = [
             "null", "true", "1.50", "-0", "1e3", "[]", "{}", "[[], {}, [[]]]", #""quote\" backslash\\ é 金 🎉 \u0001""#,
             #"{"b": 1, "a": [1, {"zz": null, "y": "x, \"y\": z"}], "": {}, "é": [], "aa": true, "Z": {"x": "y"}}"#,
@@ -211,19 +211,7 @@ struct HistoryChainTests {
 }
 
 /// Random JSON texts for comparing canonical forms: keys of every length and awkward characters, nested values.
-struct SplitMix64 {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+private extension SeededGenerator {
     mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
 
     /// A JSON string literal of up to 6 characters, escapes included.

@@ -10,6 +10,11 @@ public enum StoreKitFixture: String, CaseIterable, Sendable, CustomStringConvert
     case glagolitsa = "Kanunnikoff__Glagolitsa-iOS__Store.storekit"
     case leftPocket = "comexbackkid__LeftPocket__StoreKitConfiguration.storekit"
 
+    /// All six were saved by Xcode itself (sorted keys, `" : "`, open empty containers, trailing newline), so
+    /// all six must come back byte for byte. Minified and hand-written shapes are covered by inline documents in
+    /// the tests.
+    public static let xcodeWritten: [StoreKitFixture] = allCases
+
     public var description: String { rawValue }
 
     public var url: URL {

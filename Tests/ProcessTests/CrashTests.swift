@@ -4,7 +4,6 @@ import CatalogTestSupport
 import Foundation
 import NIOHTTP1
 import OpenAPIRuntime
-import Synchronization
 import Testing
 
 /// A server killed outright (SIGKILL: no drain, no clean-up) in the middle of a stream of changes loses
@@ -140,27 +139,5 @@ struct CrashTests {
         #expect(acks.count >= 300)
         second.send(SIGTERM)
         #expect(try await second.waitForExit() == 0)
-    }
-}
-
-/// Counts, from many tasks at once.
-final class Tally<Key: Hashable & Sendable>: Sendable {
-    private let storage = Mutex<[Key: Int]>([:])
-    func add(_ key: Key) { storage.withLock { $0[key, default: 0] += 1 } }
-    var counts: [Key: Int] { storage.withLock { $0 } }
-}
-
-/// A deterministic generator, so that a run can be replayed with the same choices.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,3 +1,4 @@
+import CatalogTestSupport
 import Foundation
 import Testing
 
@@ -5,14 +6,14 @@ import Testing
 
 @Suite("Real fixtures through the model")
 struct FixtureModelTests {
-    @Test(arguments: Fixture.allCases)
-    func decodes(fixture: Fixture) throws {
+    @Test(arguments: StoreKitFixture.allCases)
+    func decodes(fixture: StoreKitFixture) throws {
         let configuration = try StoreKitConfiguration(data: try fixture.data)
         #expect(configuration.identifier?.count == 8)
     }
 
-    @Test(arguments: Fixture.xcodeWritten)
-    func writesTheModelBackByteForByte(fixture: Fixture) throws {
+    @Test(arguments: StoreKitFixture.xcodeWritten)
+    func writesTheModelBackByteForByte(fixture: StoreKitFixture) throws {
         let data = try fixture.data
         let configuration = try StoreKitConfiguration(data: data)
         #expect(configuration.jsonValue() == (try StoreKitJSON(parsing: data)))
@@ -20,14 +21,14 @@ struct FixtureModelTests {
         #expect(configuration.validationIssues().isEmpty)
     }
 
-    @Test(arguments: Fixture.allCases)
-    func readsItsOwnOutputBackToTheSameModel(fixture: Fixture) throws {
+    @Test(arguments: StoreKitFixture.allCases)
+    func readsItsOwnOutputBackToTheSameModel(fixture: StoreKitFixture) throws {
         let configuration = try StoreKitConfiguration(data: try fixture.data)
         #expect(try StoreKitConfiguration(data: configuration.fileData()) == configuration)
     }
 
     @Test func foodTruckVersion2() throws {
-        let configuration = try StoreKitConfiguration(data: try Fixture.foodTruck.data)
+        let configuration = try StoreKitConfiguration(data: try StoreKitFixture.foodTruck.data)
         #expect(configuration.version.description == "2.0")
         #expect(configuration.appPolicies == nil)
         let product = try #require(configuration.products.first)
@@ -53,7 +54,7 @@ struct FixtureModelTests {
     }
 
     @Test func cisumKeepsStalePricesAndChineseNames() throws {
-        let configuration = try StoreKitConfiguration(data: try Fixture.cisum.data)
+        let configuration = try StoreKitConfiguration(data: try StoreKitFixture.cisum.data)
         let nonRenewing = try #require(configuration.nonRenewingSubscriptions)
         #expect(nonRenewing.map(\.displayPrice) == ["79", "1.99", "1"])
         #expect(nonRenewing.allSatisfy { $0.type == .nonRenewingSubscription })
@@ -67,7 +68,7 @@ struct FixtureModelTests {
     }
 
     @Test func joodleVersion6Point3() throws {
-        let configuration = try StoreKitConfiguration(data: try Fixture.joodle.data)
+        let configuration = try StoreKitConfiguration(data: try StoreKitFixture.joodle.data)
         #expect(configuration.version.description == "6.3")
         #expect(configuration.unknownKeys.keys == ["subscriptionBundleGroups", "subscriptionSuiteGroups"])
         #expect(configuration.settings?["_lastSynchronizedDate"] == .double(804965276.43550706))
@@ -87,7 +88,7 @@ struct FixtureModelTests {
     }
 
     @Test func leftPocketSyncedFile() throws {
-        let configuration = try StoreKitConfiguration(data: try Fixture.leftPocket.data)
+        let configuration = try StoreKitConfiguration(data: try StoreKitFixture.leftPocket.data)
         #expect(configuration.products[0].internalID == "6744752433")
         #expect(configuration.products[0].referenceName == "Lifetime $149.99")
         let monthly = configuration.subscriptionGroups[0].subscriptions[2]
@@ -99,12 +100,12 @@ struct FixtureModelTests {
     }
 
     @Test func backyardBirdsAndGlagolitsa() throws {
-        let birds = try StoreKitConfiguration(data: try Fixture.backyardBirds.data)
+        let birds = try StoreKitConfiguration(data: try StoreKitFixture.backyardBirds.data)
         #expect(birds.subscriptionGroups[0].subscriptions.map(\.groupNumber) == [3, 2, 1])
         #expect(birds.subscriptionGroups[0].subscriptions.map(\.familyShareable) == [false, true, true])
         #expect(birds.settings?["_timeRate"] == nil)
 
-        let glagolitsa = try StoreKitConfiguration(data: try Fixture.glagolitsa.data)
+        let glagolitsa = try StoreKitConfiguration(data: try StoreKitFixture.glagolitsa.data)
         #expect(glagolitsa.version.description == "5.0")
         #expect(glagolitsa.subscriptionGroups.isEmpty)
         #expect(glagolitsa.products[0].localizations[0].displayName == "")

@@ -1,3 +1,4 @@
+import CatalogTestSupport
 import Foundation
 import Testing
 
@@ -185,26 +186,11 @@ struct NewFileTests {
             #expect(identifier.count == 8)
             #expect(identifier.allSatisfy { $0.isHexDigit && !$0.isLowercase })
         }
-        var first = SplitMix64(seed: 42)
-        var second = SplitMix64(seed: 42)
+        var first = SeededGenerator(seed: 42)
+        var second = SeededGenerator(seed: 42)
         #expect(
             StoreKitConfiguration.generateIdentifier(using: &first)
                 == StoreKitConfiguration.generateIdentifier(using: &second))
         #expect(StoreKitConfiguration.newFile().identifier?.count == 8)
-    }
-}
-
-/// A seedable generator, so that generated identifiers can be reproduced.
-private struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,3 +1,4 @@
+import CatalogTestSupport
 import Foundation
 import Testing
 
@@ -9,8 +10,8 @@ import Testing
 /// compared as JSON data rather than as bytes.
 @Suite("Minified and hand-written layouts")
 struct NonXcodeLayoutTests {
-    @Test(arguments: Fixture.allCases)
-    func minifiedFixtureComesBackInXcodeLayout(fixture: Fixture) throws {
+    @Test(arguments: StoreKitFixture.allCases)
+    func minifiedFixtureComesBackInXcodeLayout(fixture: StoreKitFixture) throws {
         let original = try fixture.data
         let minified = minify(original)
         #expect(minified.count < original.count)

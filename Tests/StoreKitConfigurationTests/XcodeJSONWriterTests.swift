@@ -1,3 +1,4 @@
+import CatalogTestSupport
 import Foundation
 import Testing
 
@@ -5,8 +6,8 @@ import Testing
 
 @Suite("Xcode JSON writer")
 struct XcodeJSONWriterTests {
-    @Test(arguments: Fixture.xcodeWritten)
-    func reproducesXcodeWrittenFixturesByteForByte(fixture: Fixture) throws {
+    @Test(arguments: StoreKitFixture.xcodeWritten)
+    func reproducesXcodeWrittenFixturesByteForByte(fixture: StoreKitFixture) throws {
         let data = try fixture.data
         let written = XcodeJSONWriter.data(for: try StoreKitJSON(parsing: data))
         #expect(written == data, "first difference at byte \(firstDifference(written, data) ?? -1)")
