@@ -24,29 +24,22 @@ struct Identifiers: AsyncParsableCommand {
     func run() async throws {
         let session = try Session(global, needsKey: false)
         let app = try session.app(app)
-        let output = try await session.call {
+        let list = try await session.answer({
             try await $0.getProductIdentifiers(path: .init(bundleId: app), query: .init(_type: type))
-        }
-        switch output {
-        case .ok(let ok):
-            switch ok.body {
-            case .json(let list):
-                switch session.format {
-                case .json: session.printJSON()
-                case .quiet, .human:
-                    for identifier in list.productIdentifiers { session.console.print(identifier) }
-                    if list.productIdentifiers.isEmpty, session.format == .human {
-                        session.console.note("Nothing is on sale in \(app)\(type.map { " of type \($0.argumentName)" } ?? "").")
-                    }
-                }
-            }
-        case .notModified:
+        }) { output -> Components.Schemas.ProductIdentifiers? in
             // Not asked for (no If-None-Match is sent); nothing changed, so nothing to print.
-            break
-        case .notFound:
-            throw CommandFailure(.notFound, "no app \(app)", body: session.format == .json ? session.lastBody : nil)
-        case .default(let status, let problem):
-            throw session.failure(status, problem)
+            if case .notModified = output { return nil }
+            if case .notFound = output {
+                throw CommandFailure(.notFound, "no app \(app)", body: session.format == .json ? session.lastBody : nil)
+            }
+            return try output.ok.body.json
+        }
+        guard let list else { return }
+        await session.show(identifiers: list.productIdentifiers) {
+            for identifier in list.productIdentifiers { session.console.print(identifier) }
+            if list.productIdentifiers.isEmpty {
+                session.console.note("Nothing is on sale in \(app)\(type.map { " of type \($0.argumentName)" } ?? "").")
+            }
         }
     }
 }

@@ -5,34 +5,18 @@ import Foundation
 /// reference name, a product's current content.
 extension Session {
     func fetchApp(_ bundleID: String) async throws -> Components.Schemas.App {
-        switch try await call({ try await $0.getApp(path: .init(bundleId: bundleID)) }) {
-        case .ok(let ok):
-            switch ok.body { case .json(let app): return app }
-        case .default(let status, let problem):
-            throw failure(status, problem)
-        }
+        try await answer({ try await $0.getApp(path: .init(bundleId: bundleID)) }) { try $0.ok.body.json }
     }
 
     /// The product now, or as it was at `asOf` (rebuilt by the server from its history).
     func fetchProduct(_ productID: String, app: String, asOf: Date? = nil) async throws -> Components.Schemas.Product {
-        let output = try await call {
+        try await answer({
             try await $0.getProduct(path: .init(bundleId: app, productId: productID), query: .init(asOf: asOf))
-        }
-        switch output {
-        case .ok(let ok):
-            switch ok.body { case .json(let product): return product }
-        case .default(let status, let problem):
-            throw failure(status, problem)
-        }
+        }) { try $0.ok.body.json }
     }
 
     func fetchGroups(app: String) async throws -> [Components.Schemas.SubscriptionGroup] {
-        switch try await call({ try await $0.listSubscriptionGroups(path: .init(bundleId: app)) }) {
-        case .ok(let ok):
-            switch ok.body { case .json(let list): return list.items }
-        case .default(let status, let problem):
-            throw failure(status, problem)
-        }
+        try await answer({ try await $0.listSubscriptionGroups(path: .init(bundleId: app)) }) { try $0.ok.body.json.items }
     }
 
     /// The id of the group `text` names: an id as it is, otherwise the group with that reference name.

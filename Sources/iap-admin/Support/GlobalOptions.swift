@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// The options every command that talks to the server takes: where, with which key, and how to print.
 struct GlobalOptions: ParsableArguments {
@@ -34,4 +35,14 @@ struct GlobalOptions: ParsableArguments {
 /// What a command prints: tables and sentences for people, the API's JSON, or identifiers only.
 enum OutputFormat: Sendable {
     case human, json, quiet
+}
+
+/// What `--json` prints of a command's result.
+enum JSONOutput: Sendable {
+    /// The latest answer of the API, exactly as received.
+    case latestAnswer
+    /// A document of the command's own (several answers as one), or answers it kept.
+    case document(Data?)
+    /// Nothing: a list printed each page as it came; an answer without a body.
+    case nothing
 }

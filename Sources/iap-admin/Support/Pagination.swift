@@ -27,7 +27,7 @@ struct PageOptions: ParsableArguments {
         repeat {
             let wanted = all ? Self.largestPage : min(limit - items.count, Self.largestPage)
             let page = try await fetch(cursor, wanted)
-            if session.format == .json { session.printJSON() }
+            await session.show {}  // with --json, each page as received
             items += page.items
             cursor = page.next
         } while cursor != nil && (all || items.count < limit)

@@ -57,8 +57,36 @@ struct Session: Sendable {
         throw ValidationError("which app? Give --app BUNDLE_ID (or set IAP_APP, or login --app)")
     }
 
+    /// Runs one call of the API and reads its answer with `read` (`{ try $0.ok.body.json }`, say): the value, or
+    /// the ``CommandFailure`` for the problem details the server answered instead. A failure to reach or
+    /// understand the server is thrown.
+    func answer<Output: ProblemAnswering, Value>(
+        _ operation: (Client) async throws -> Output, _ read: (Output) throws -> Value
+    ) async throws(CommandFailure) -> Value {
+        try await outcome(operation, read).get()
+    }
+
+    /// ``answer(_:_:)`` for a command that goes on after a refusal (`status` reports it, `login` adds its
+    /// hint): problem details the server answered are the result's failure instead of being thrown. This is
+    /// the one place where an answer becomes a command's value or failure.
+    func outcome<Output: ProblemAnswering, Value>(
+        _ operation: (Client) async throws -> Output, _ read: (Output) throws -> Value
+    ) async throws(CommandFailure) -> Result<Value, CommandFailure> {
+        let output = try await call(operation)
+        if let problem = try? output.default {
+            return .failure(failure(recorder.last?.status ?? 0, problem))
+        }
+        do {
+            return .success(try read(output))
+        } catch let failure as CommandFailure {
+            throw failure
+        } catch {
+            throw CommandFailure(.serverError, "the server's answer (HTTP \(recorder.last?.status ?? 0)) was not the one expected: \(error)")
+        }
+    }
+
     /// Runs one call of the API, turning failures to reach or understand the server into a ``CommandFailure``.
-    func call<Output: Sendable>(_ operation: (Client) async throws -> Output) async throws(CommandFailure) -> Output {
+    private func call<Output: Sendable>(_ operation: (Client) async throws -> Output) async throws(CommandFailure) -> Output {
         do {
             return try await operation(client)
         } catch let error as ClientError {
@@ -71,7 +99,7 @@ struct Session: Sendable {
     }
 
     /// The failure for a problem the server answered.
-    func failure(_ statusCode: Int, _ response: Components.Responses.Problem) -> CommandFailure {
+    private func failure(_ statusCode: Int, _ response: Components.Responses.Problem) -> CommandFailure {
         guard case .applicationProblemJson(let problem) = response.body else {
             return CommandFailure(ExitStatus(httpStatus: statusCode), "the server answered HTTP \(statusCode)")
         }
@@ -91,9 +119,26 @@ struct Session: Sendable {
     /// The body of the latest answer exactly as received (for `--json`).
     var lastBody: Data? { recorder.last?.body }
 
-    /// Prints the latest answer's body as received: what `--json` promises.
-    func printJSON() {
-        if let body = recorder.last?.body, !body.isEmpty { console.printRaw(body) }
+    /// The HTTP status of the latest answer.
+    var lastStatus: Int? { recorder.last?.status }
+
+    /// Prints a command's result in the format asked for; the one place that decides what each format prints:
+    /// with `--json`, `json`; with `--quiet`, the `identifiers` one per line; otherwise what `human` prints.
+    func show(json: JSONOutput = .latestAnswer, identifiers: [String] = [],
+              human: () async throws -> Void) async rethrows {
+        switch format {
+        case .json:
+            let body: Data? = switch json {
+            case .latestAnswer: recorder.last?.body
+            case .document(let document): document
+            case .nothing: nil
+            }
+            if let body, !body.isEmpty { console.printRaw(body) }
+        case .quiet:
+            for identifier in identifiers { console.print(identifier) }
+        case .human:
+            try await human()
+        }
     }
 
     private func failure(_ error: ClientError) -> CommandFailure {

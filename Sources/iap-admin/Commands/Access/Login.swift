@@ -35,12 +35,11 @@ struct Login: AsyncParsableCommand {
         endpoint.keySource = global.key != nil ? .flag("key") : .standardInput
         let session = try Session(endpoint: endpoint, console: console, format: global.format)
         let me: Components.Schemas.Key
-        switch try await session.call({ try await $0.getCurrentKey() }) {
-        case .ok(let ok):
-            switch ok.body { case .json(let key): me = key }
-        case .default(let status, let problem):
-            var failure = session.failure(status, problem)
-            if status == 401 { failure.hint = "the key is wrong, revoked or expired; nothing was saved" }
+        switch try await session.outcome({ try await $0.getCurrentKey() }, { try $0.ok.body.json }) {
+        case .success(let key):
+            me = key
+        case .failure(var failure):
+            if session.lastStatus == 401 { failure.hint = "the key is wrong, revoked or expired; nothing was saved" }
             throw failure
         }
         let body = session.lastBody
@@ -60,10 +59,7 @@ struct Login: AsyncParsableCommand {
             url: endpoint.url.absoluteString, key: key, app: app ?? (previous?.url == endpoint.url.absoluteString ? previous?.app : nil))
         try config.save(to: endpoint.configLocation)
 
-        switch global.format {
-        case .json: if let body { console.printRaw(body) }
-        case .quiet: break
-        case .human:
+        await session.show(json: .document(body)) {
             console.print("Logged in to \(endpoint.url.absoluteString) as \(console.paint(me.name, .bold)) (\(me.role.rawValue); apps: \(Display.apps(me.apps))).")
             console.print("Saved profile \"\(endpoint.profileName)\" in \(endpoint.configLocation.path).")
         }

@@ -25,34 +25,27 @@ struct Status: AsyncParsableCommand {
         details.add("Server", "\(endpoint.url.absoluteString) (from \(endpoint.urlSource))")
 
         var json: [(String, Data)] = []
-        let readiness = try await session.call { try await $0.getReadiness() }
         var notReady: CommandFailure?
-        switch readiness {
-        case .ok(let ok):
-            switch ok.body {
-            case .json(let health):
-                details.add("Health", console.paint("ready", .green) + (health.schemaVersion.map { ", schema version \($0)" } ?? ""))
-            }
-        case .default(let status, let problem):
-            notReady = session.failure(status, problem)
-            details.add("Health", console.paint("not ready", .red) + ": \(notReady?.message ?? "HTTP \(status)")")
+        switch try await session.outcome({ try await $0.getReadiness() }, { try $0.ok.body.json }) {
+        case .success(let health):
+            details.add("Health", console.paint("ready", .green) + (health.schemaVersion.map { ", schema version \($0)" } ?? ""))
+        case .failure(let failure):
+            notReady = failure
+            details.add("Health", console.paint("not ready", .red) + ": \(failure.message)")
         }
         json.append(("health", session.lastBody ?? Data("null".utf8)))
 
         var refused: CommandFailure?
         if let keySource = endpoint.keySource, notReady == nil {
-            switch try await session.call({ try await $0.getCurrentKey() }) {
-            case .ok(let ok):
-                switch ok.body {
-                case .json(let key):
-                    details.add("Key", "\(console.paint(key.name, .bold)) (from \(keySource))")
-                    details.add("Role", key.role.rawValue)
-                    details.add("Apps", Display.apps(key.apps))
-                    if let expires = key.expiresAt { details.add("Expires", Display.time(expires)) }
-                }
-            case .default(let status, let problem):
-                refused = session.failure(status, problem)
-                details.add("Key", console.paint("refused", .red) + " (from \(keySource)): \(refused?.message ?? "")")
+            switch try await session.outcome({ try await $0.getCurrentKey() }, { try $0.ok.body.json }) {
+            case .success(let key):
+                details.add("Key", "\(console.paint(key.name, .bold)) (from \(keySource))")
+                details.add("Role", key.role.rawValue)
+                details.add("Apps", Display.apps(key.apps))
+                if let expires = key.expiresAt { details.add("Expires", Display.time(expires)) }
+            case .failure(let failure):
+                refused = failure
+                details.add("Key", console.paint("refused", .red) + " (from \(keySource)): \(failure.message)")
             }
             json.append(("key", session.lastBody ?? Data("null".utf8)))
         } else if endpoint.keySource == nil {
@@ -61,16 +54,11 @@ struct Status: AsyncParsableCommand {
         details.add("Profile", "\(endpoint.profileName) in \(endpoint.configLocation.path)")
         if let app = endpoint.app, let source = endpoint.appSource { details.add("App", "\(app) (from \(source))") }
 
-        switch session.format {
-        case .json:
-            var document = Data("{".utf8)
-            for (index, (name, body)) in json.enumerated() {
-                document += Data(((index == 0 ? "" : ",") + "\"\(name)\":").utf8) + (body.isEmpty ? Data("null".utf8) : body)
-            }
-            console.printRaw(document + Data("}".utf8))
-        case .quiet: break
-        case .human: details.print(on: console)
+        var document = Data("{".utf8)
+        for (index, (name, body)) in json.enumerated() {
+            document += Data(((index == 0 ? "" : ",") + "\"\(name)\":").utf8) + (body.isEmpty ? Data("null".utf8) : body)
         }
+        await session.show(json: .document(document + Data("}".utf8))) { details.print(on: console) }
         if var failure = notReady ?? refused {
             failure.body = nil
             throw failure

@@ -20,8 +20,8 @@ struct History: AsyncParsableCommand {
               admin-cli history verify
               admin-cli history export --format csv --out history.csv --since 2026-01-01
             """,
-        subcommands: [ListHistory.self, VerifyHistory.self, ExportHistory.self],
-        defaultSubcommand: ListHistory.self)
+        subcommands: [List.self, Verify.self, Export.self],
+        defaultSubcommand: List.self)
 
     /// Events as a table, in the order given.
     static func table(_ events: [Components.Schemas.HistoryEvent], showProduct: Bool) -> Table {

@@ -42,27 +42,16 @@ extension ProductActionCommand {
         let session = try Session(options.global)
         let app = try session.app(options.app)
         let request = Components.Schemas.ActionRequest(action: Self.action, reason: options.reason)
-        let output = try await session.call {
+        let product = try await session.answer({
             try await $0.performAction(path: .init(bundleId: app, productId: options.productID),
                                        headers: .init(ifMatch: EntityTag.header(options.ifMatch)), body: .json(request))
-        }
-        switch output {
-        case .ok(let ok):
-            switch ok.body {
-            case .json(let product):
-                switch session.format {
-                case .json: session.printJSON()
-                case .quiet: session.console.print(product.productId)
-                case .human:
-                    let console = session.console
-                    console.print("\(console.paint(product.productId, .bold)): \(ActionName.command(for: Self.action)) done, now "
-                        + console.paint(product.state.rawValue, Display.style(of: product.state))
-                        + " (version \(product.version)\(product.onSale ? ", on sale" : ""))")
-                    console.print("Next: \(Display.actions(product.allowedActions))")
-                }
-            }
-        case .default(let status, let problem):
-            throw session.failure(status, problem)
+        }) { try $0.ok.body.json }
+        await session.show(identifiers: [product.productId]) {
+            let console = session.console
+            console.print("\(console.paint(product.productId, .bold)): \(ActionName.command(for: Self.action)) done, now "
+                + console.paint(product.state.rawValue, Display.style(of: product.state))
+                + " (version \(product.version)\(product.onSale ? ", on sale" : ""))")
+            console.print("Next: \(Display.actions(product.allowedActions))")
         }
     }
 }

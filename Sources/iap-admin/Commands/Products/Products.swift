@@ -13,5 +13,5 @@ struct Products: AsyncParsableCommand {
               admin-cli products create coins.100 --app com.example.game --type consumable --name "100 coins"
               admin-cli products list --app com.example.game --state pending-developer-approval
             """,
-        subcommands: [CreateProduct.self, ListProducts.self, ShowProduct.self, EditProduct.self, DeleteProduct.self])
+        subcommands: [Create.self, List.self, Show.self, Edit.self, Delete.self])
 }

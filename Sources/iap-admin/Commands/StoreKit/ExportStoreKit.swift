@@ -10,58 +10,57 @@ struct Export: AsyncParsableCommand {
             Example:
               admin-cli export storekit --app com.example.game > Products.storekit
             """,
-        subcommands: [ExportStoreKit.self])
+        subcommands: [StoreKit.self])
 }
 
-/// `export storekit`: the app's catalog as a `.storekit` file on stdout, written as Xcode writes it.
-struct ExportStoreKit: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "storekit",
-        abstract: "Export the app's catalog as an Xcode StoreKit configuration file (.storekit) on stdout.",
-        discussion: """
-            The file is the one Xcode opens for local StoreKit testing, written byte for byte as Xcode writes \
-            it. By default (--live) it holds the products on sale, each from its live revision; --draft holds \
-            every product but rejected ones, each from its working revision. What the catalog kept of imported \
-            files (internal ids, other offers, settings) comes back as it was, so that an imported file \
-            exports as itself.
+extension Export {
+    /// `export storekit`: the app's catalog as a `.storekit` file on stdout, written as Xcode writes it.
+    struct StoreKit: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "storekit",
+            abstract: "Export the app's catalog as an Xcode StoreKit configuration file (.storekit) on stdout.",
+            discussion: """
+                The file is the one Xcode opens for local StoreKit testing, written byte for byte as Xcode writes \
+                it. By default (--live) it holds the products on sale, each from its live revision; --draft holds \
+                every product but rejected ones, each from its working revision. What the catalog kept of imported \
+                files (internal ids, other offers, settings) comes back as it was, so that an imported file \
+                exports as itself.
 
-            A product the format cannot hold is left out and named on stderr: a free subscription, a draft \
-            without a price, a draft subscription without group, level or duration. The export still succeeds. \
-            A line on stderr sums up what was written (not with --quiet).
+                A product the format cannot hold is left out and named on stderr: a free subscription, a draft \
+                without a price, a draft subscription without group, level or duration. The export still succeeds. \
+                A line on stderr sums up what was written (not with --quiet).
 
-            Examples:
-              admin-cli export storekit --app com.example.game > Products.storekit
-              admin-cli export storekit --app com.example.game --draft > Draft.storekit
-            """)
+                Examples:
+                  admin-cli export storekit --app com.example.game > Products.storekit
+                  admin-cli export storekit --app com.example.game --draft > Draft.storekit
+                """)
 
-    @Option(help: "The app's bundle id (default: $IAP_APP or the profile's app).")
-    var app: String?
+        @Option(help: "The app's bundle id (default: $IAP_APP or the profile's app).")
+        var app: String?
 
-    @Flag(help: "Which revision: --live, the products on sale as customers see them (the default), or --draft, what is being worked on.")
-    var revision: Revision = .live
+        @Flag(help: "Which revision: --live, the products on sale as customers see them (the default), or --draft, what is being worked on.")
+        var revision: Revision = .live
 
-    enum Revision: String, EnumerableFlag {
-        case live, draft
-    }
-
-    @OptionGroup var global: GlobalOptions
-
-    func validate() throws {
-        if global.json { throw ValidationError("the export is the file itself: --json does not apply") }
-    }
-
-    func run() async throws {
-        let session = try Session(global)
-        let app = try session.app(app)
-        let transfer = StoreKitTransfer()
-        let output = try await StoreKitTransfer.$current.withValue(transfer) {
-            try await session.call {
-                try await $0.exportStoreKit(path: .init(bundleId: app),
-                                            query: .init(revision: revision == .draft ? .draft : .live))
-            }
+        enum Revision: String, EnumerableFlag {
+            case live, draft
         }
-        switch output {
-        case .ok:
+
+        @OptionGroup var global: GlobalOptions
+
+        func validate() throws {
+            if global.json { throw ValidationError("the export is the file itself: --json does not apply") }
+        }
+
+        func run() async throws {
+            let session = try Session(global)
+            let app = try session.app(app)
+            let transfer = StoreKitTransfer()
+            try await StoreKitTransfer.$current.withValue(transfer) {
+                try await session.answer({
+                    try await $0.exportStoreKit(path: .init(bundleId: app),
+                                                query: .init(revision: revision == .draft ? .draft : .live))
+                }) { _ = try $0.ok }
+            }
             guard let download = transfer.download else {
                 throw CommandFailure(.serverError, "the server's answer held no file")
             }
@@ -74,8 +73,6 @@ struct ExportStoreKit: AsyncParsableCommand {
             guard session.format == .human else { return }
             console.note("Exported the \(revision.rawValue) catalog of \(app) (\(ByteSize(download.body.count)))"
                 + (skipped.items.isEmpty ? "." : "; \(skipped.items.count) product\(skipped.items.count == 1 ? "" : "s") left out."))
-        case .default(let status, let problem):
-            throw session.failure(status, problem)
         }
     }
 }
