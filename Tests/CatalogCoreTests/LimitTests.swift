@@ -38,16 +38,7 @@ struct LimitTests {
         ]
         let product = try Fixtures.newProduct()
         for (edit, expected) in cases {
-            let found: String?
-            do {
-                _ = try product.applying(edit, in: Fixtures.app, at: Fixtures.now)
-                found = nil
-            } catch .validationFailed(let problems) {
-                found = problems.map { "\($0.field):\($0.rule)" }.joined(separator: ",")
-            } catch {
-                found = "\(error)"
-            }
-            #expect(found == expected)
+            #expect(refusal(of: edit, to: product) == expected)
         }
     }
 
@@ -61,16 +52,7 @@ struct LimitTests {
         ]
         for (product, length, expected) in cases {
             let edit = ProductEdit(localizations: [loc(description: String(repeating: "d", count: length))])
-            let found: String?
-            do {
-                _ = try product.applying(edit, in: Fixtures.app, at: Fixtures.now)
-                found = nil
-            } catch .validationFailed(let problems) {
-                found = problems.map { "\($0.field):\($0.rule)" }.joined(separator: ",")
-            } catch {
-                found = "\(error)"
-            }
-            #expect(found == expected)
+            #expect(refusal(of: edit, to: product) == expected)
         }
     }
 
@@ -112,6 +94,18 @@ struct LimitTests {
 
     @Test("at most 10,000 products per app")
     func productsPerApp() { #expect(Limits.productsPerApp == 10_000) }
+
+    /// The problems `edit` is refused for, as `field:rule` joined by commas; nil when it is accepted.
+    private func refusal(of edit: ProductEdit, to product: Product) -> String? {
+        do {
+            _ = try product.applying(edit, in: Fixtures.app, at: Fixtures.now)
+            return nil
+        } catch .validationFailed(let problems) {
+            return problems.map { "\($0.field):\($0.rule)" }.joined(separator: ",")
+        } catch {
+            return "\(error)"
+        }
+    }
 
     private func loc(name: String = "Gold", description: String = "Coins") -> Localization {
         Localization(locale: "en-US", displayName: name, description: description)

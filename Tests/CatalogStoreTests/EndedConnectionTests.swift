@@ -15,12 +15,7 @@ struct EndedConnectionTests {
     func statementOnEndedConnection() async throws {
         try await StoreFixtures.withPool("ended_connection", size: 2) { database, pool, url in
             let outcome = try await database.translatingErrors { () async throws -> String in
-                let pid = try await database.execute("SELECT pg_backend_pid()").first!.decode(Int32.self)
-                try await TestDatabase.execute("SELECT pg_terminate_backend(\(pid))", in: url)
-                let held = try #require(Database.held)
-                let clock = ContinuousClock()
-                let deadline = clock.now + .seconds(10)
-                while !held.isClosed && clock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+                let held = try await endHeldConnection(database, url)
                 #expect(held.isClosed)
                 do {
                     try await database.execute("SELECT 1")
@@ -41,12 +36,7 @@ struct EndedConnectionTests {
         try await StoreFixtures.withPool("ended_connection_transaction", size: 2) { database, pool, url in
             let thrown = await #expect(throws: StoreUnavailable.self) {
                 try await database.translatingErrors {
-                    let pid = try await database.execute("SELECT pg_backend_pid()").first!.decode(Int32.self)
-                    try await TestDatabase.execute("SELECT pg_terminate_backend(\(pid))", in: url)
-                    let held = try #require(Database.held)
-                    let clock = ContinuousClock()
-                    let deadline = clock.now + .seconds(10)
-                    while !held.isClosed && clock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+                    try await endHeldConnection(database, url)
                     try await database.inTransaction { connection in
                         _ = try await connection.query("SELECT 1", logger: TestDatabase.logger).collect()
                     }
@@ -77,5 +67,18 @@ struct EndedConnectionTests {
                 #expect(ClosingConnections.shared.operations(on: connection) == 0)
             }
         }
+    }
+
+    /// Has the database end the connection the running operation holds, and waits (10 s at most) until the
+    /// client sees it closed.
+    @discardableResult
+    private func endHeldConnection(_ database: Database, _ url: DatabaseURL) async throws -> PostgresConnection {
+        let pid = try await database.execute("SELECT pg_backend_pid()").first!.decode(Int32.self)
+        try await TestDatabase.execute("SELECT pg_terminate_backend(\(pid))", in: url)
+        let held = try #require(Database.held)
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(10)
+        while !held.isClosed && clock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        return held
     }
 }
