@@ -1,8 +1,9 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-/// Our own targets build without warnings under Swift 6 strict concurrency; the generated OpenAPI code
-/// lives in `CatalogAPI` and the generated handlers/client in the targets that need them.
+/// Our own targets build without warnings under Swift 6 strict concurrency, every one with these settings. The
+/// generated OpenAPI code lives in targets of its own, which hold nothing hand-written: the types in
+/// `CatalogAPI`, the server's routing in `CatalogAPIServer`, the client in `CatalogClient`.
 let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("MemberImportVisibility"),
@@ -104,6 +105,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -119,12 +121,23 @@ let package = Package(
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
         ),
         .target(
+            name: "CatalogAPIServer",
+            dependencies: [
+                "CatalogAPI",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+            ],
+            // Generated code only (the server side of openapi.yaml), which warns; our own targets stay free of warnings.
+            swiftSettings: [.unsafeFlags(["-suppress-warnings"])],
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+        ),
+        .target(
             name: "CatalogServer",
             dependencies: [
                 "CatalogAPI",
+                "CatalogAPIServer",
                 "CatalogCore",
                 "CatalogStore",
-                "StoreKitConfiguration",
                 "StoreKitMapping",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -136,10 +149,11 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+            swiftSettings: strict
         ),
         .executableTarget(
             name: "iap-server",
@@ -148,15 +162,21 @@ let package = Package(
                 "CatalogServer",
                 "CatalogStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: strict
         ),
         .target(
             name: "CatalogClient",
-            dependencies: ["CatalogAPI", .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
+            dependencies: [
+                "CatalogAPI",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+            ],
             // Generated code only (the client of openapi.yaml), which warns; our own targets stay free of warnings.
             swiftSettings: [.unsafeFlags(["-suppress-warnings"])],
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
@@ -245,9 +265,11 @@ let package = Package(
                 "CatalogStore",
                 "CatalogTestSupport",
                 "StoreKitConfiguration",
-                "StoreKitMapping",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
@@ -265,6 +287,7 @@ let package = Package(
                 "CatalogTestSupport",
                 "StoreKitConfiguration",
                 "iap-admin",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -280,8 +303,11 @@ let package = Package(
                 "CatalogCore",
                 "CatalogStore",
                 "CatalogTestSupport",
+                // Not imported: the process tests run its binary, which this makes SwiftPM build first.
                 "iap-server",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             ],
             swiftSettings: strict

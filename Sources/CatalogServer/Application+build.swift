@@ -1,4 +1,5 @@
 import CatalogAPI
+import CatalogAPIServer
 import CatalogStore
 import Foundation
 import HTTPTypes

@@ -7,6 +7,8 @@ import StoreKitConfiguration
 public struct StoreKitFileNotJSON: Error, Sendable, CustomStringConvertible {
     public let error: StoreKitJSONSyntaxError
     public var description: String { "the file is not JSON: \(error)" }
+    /// Where the file stops being JSON, and why (line and column), for a person who will fix it.
+    public var syntaxProblem: String { error.description }
 }
 
 /// Plans the import of a StoreKit configuration file into an app's catalog.

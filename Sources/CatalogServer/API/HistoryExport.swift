@@ -1,5 +1,6 @@
 import CatalogCore
 import CatalogStore
+import Foundation
 import OpenAPIRuntime
 
 /// The history as files: CSV for spreadsheets and NDJSON for tools, streamed as the database reads them.

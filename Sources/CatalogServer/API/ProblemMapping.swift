@@ -26,7 +26,7 @@ extension Problem {
         case let error as InvalidTimestamp:
             self = .validation([FieldProblem(field: "timestamp", rule: "format", message: Self.sanitized(error.description))])
         case let error as StoreKitFileNotJSON:
-            self = Problem("bad-request", .badRequest, "The file is not JSON", detail: error.error.description)
+            self = Problem("bad-request", .badRequest, "The file is not JSON", detail: error.syntaxProblem)
         case let error as ServerError:
             self = Problem(serverError: error)
         case let error as any HTTPResponseError:

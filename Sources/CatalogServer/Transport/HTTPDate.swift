@@ -1,5 +1,11 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The `Date` header's value (RFC 9110 IMF-fixdate), formatted once a second.
 struct HTTPDate {
     private var second = 0
@@ -7,10 +13,9 @@ struct HTTPDate {
 
     var now: String {
         mutating get {
-            var time = timespec()
-            clock_gettime(CLOCK_REALTIME, &time)
-            if time.tv_sec != second {
-                second = time.tv_sec
+            let current = Int(time(nil))
+            if current != second {
+                second = current
                 text = Self.format(second)
             }
             return text

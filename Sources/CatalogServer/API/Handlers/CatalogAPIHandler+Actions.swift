@@ -1,5 +1,7 @@
 import CatalogAPI
 import CatalogCore
+import CatalogStore
+import HTTPTypes
 
 extension CatalogAPIHandler {
     /// One action, as a single compare-and-set on the version read plus its history event, in one

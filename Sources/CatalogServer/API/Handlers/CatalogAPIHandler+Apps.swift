@@ -1,5 +1,7 @@
 import CatalogAPI
 import CatalogCore
+import CatalogStore
+import HTTPTypes
 
 extension CatalogAPIHandler {
     func createApp(_ input: Operations.CreateApp.Input) async throws -> Operations.CreateApp.Output {

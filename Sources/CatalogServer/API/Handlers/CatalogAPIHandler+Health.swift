@@ -1,4 +1,5 @@
 import CatalogAPI
+import CatalogStore
 
 extension CatalogAPIHandler {
     func getLiveness(_ input: Operations.GetLiveness.Input) async throws -> Operations.GetLiveness.Output {

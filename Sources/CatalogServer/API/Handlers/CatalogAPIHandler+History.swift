@@ -1,5 +1,6 @@
 import CatalogAPI
 import CatalogCore
+import CatalogStore
 
 extension CatalogAPIHandler {
     /// One product's events, oldest first; a deleted product's events stay readable.

@@ -1,5 +1,6 @@
 import CatalogAPI
 import CatalogCore
+import CatalogStore
 
 extension CatalogAPIHandler {
     /// The public list of identifiers on sale, for client apps; cacheable with a strong ETag. Plain requests

@@ -2,6 +2,7 @@ import CatalogAPI
 import CatalogCore
 import CatalogStore
 import Foundation
+import HTTPTypes
 
 extension CatalogAPIHandler {
     /// A new key; its token is in this answer only. A key limited to some apps hands out only what it has.

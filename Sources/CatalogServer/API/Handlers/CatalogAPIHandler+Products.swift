@@ -1,6 +1,7 @@
 import CatalogAPI
 import CatalogCore
 import CatalogStore
+import HTTPTypes
 
 extension CatalogAPIHandler {
     /// How often an edit without `If-Match` is retried after losing a race: edits of different fields by

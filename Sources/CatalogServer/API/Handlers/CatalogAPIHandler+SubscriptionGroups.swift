@@ -1,6 +1,8 @@
 import CatalogAPI
 import CatalogCore
+import CatalogStore
 import Foundation
+import HTTPTypes
 
 extension CatalogAPIHandler {
     func createSubscriptionGroup(_ input: Operations.CreateSubscriptionGroup.Input) async throws

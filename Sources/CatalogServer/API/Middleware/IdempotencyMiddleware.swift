@@ -1,3 +1,4 @@
+import CatalogCore
 import CatalogStore
 import Crypto
 import Foundation
