@@ -102,6 +102,7 @@ let package = Package(
             name: "CatalogStore",
             dependencies: [
                 "CatalogCore",
+                "PurchaseCore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
@@ -138,6 +139,7 @@ let package = Package(
                 "CatalogAPIServer",
                 "CatalogCore",
                 "CatalogStore",
+                "PurchaseCore",
                 "StoreKitMapping",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -252,6 +254,7 @@ let package = Package(
                 "CatalogCore",
                 "CatalogStore",
                 "CatalogTestSupport",
+                "PurchaseCore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: strict
@@ -259,11 +262,13 @@ let package = Package(
         .testTarget(
             name: "CatalogServerTests",
             dependencies: [
+                "AppStoreStandIn",
                 "CatalogAPI",
                 "CatalogCore",
                 "CatalogServer",
                 "CatalogStore",
                 "CatalogTestSupport",
+                "PurchaseCore",
                 "StoreKitConfiguration",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

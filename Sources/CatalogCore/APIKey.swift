@@ -35,9 +35,14 @@ public struct APIKey: Sendable, Hashable {
     /// Who this key is, for history.
     public var actor: Actor { Actor(keyID: id, name: name, role: role) }
 
-    /// Checks a new key's name and apps, throwing every problem found.
-    public static func validate(name: String, apps: [String]?) throws(CatalogError) {
+    /// Checks a new key's name and apps, throwing every problem found. A `client` key ships inside an app and
+    /// must be limited to exactly one.
+    public static func validate(name: String, apps: [String]?, role: KeyRole) throws(CatalogError) {
         var problems = TextRules.problems(name, field: "name", length: Limits.keyName)
+        if role.needsExactlyOneApp, apps?.count != 1 {
+            problems.append(FieldProblem(field: "apps", rule: "exactlyOne",
+                                         message: "a \(role.rawValue) key must be limited to exactly one app"))
+        }
         if let apps {
             if apps.isEmpty {
                 problems.append(FieldProblem(field: "apps", rule: "minItems",

@@ -216,7 +216,7 @@ extension HistoryEvent {
         var fields: [String] = []
         fields.append("\"action\":" + text(record.action?.rawValue))
         fields.append("\"actor\":{\"keyId\":" + text(record.actor.keyID?.uuidString.lowercased())
-                      + ",\"name\":" + text(record.actor.name) + ",\"role\":" + text(record.actor.role.rawValue) + "}")
+                      + ",\"name\":" + text(record.actor.name) + ",\"role\":" + text(record.actor.role?.rawValue) + "}")
         fields.append("\"app\":" + text(record.bundleID))
         fields.append("\"at\":" + text(canonicalAt))
         fields.append("\"chain\":" + text(chain))

@@ -1,12 +1,13 @@
 import Foundation
 
-/// Who made a change: the API key (id, name, role), or a local command with no key.
+/// Who made a change: the API key (id, name, role), a local command with no key, or the App Store itself
+/// (its notifications: no key and no role).
 public struct Actor: Sendable, Hashable, Codable {
     public let keyID: UUID?
     public let name: String
-    public let role: KeyRole
+    public let role: KeyRole?
 
-    public init(keyID: UUID?, name: String, role: KeyRole) {
+    public init(keyID: UUID?, name: String, role: KeyRole?) {
         self.keyID = keyID
         self.name = name
         self.role = role
@@ -22,6 +23,16 @@ public enum HistoryKind: String, CaseIterable, Sendable, Codable {
     case groupEdited = "group_edited"
     case keyCreated = "key_created"
     case keyRevoked = "key_revoked"
+    /// An app's store settings changed (the shared secret as "set", "changed" or "removed", never its value).
+    case storeSettingsChanged = "store_settings_changed"
+    /// A transaction entered the ledger.
+    case transactionRecorded = "transaction_recorded"
+    /// A later source added facts to a transaction of the ledger (an expiry, a refund, a price).
+    case transactionUpdated = "transaction_updated"
+
+    /// The kinds of a product's own events: what its history and its point-in-time reads follow (not the sales
+    /// recorded under its productId).
+    public static let productKinds: [HistoryKind] = [.created, .edited, .action, .deleted]
 }
 
 /// An event to append to the history, in the same transaction as the change it records.

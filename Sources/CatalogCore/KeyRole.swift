@@ -4,14 +4,19 @@ public enum KeyRole: String, CaseIterable, Sendable, Codable {
     case developer
     case reviewer
     case auditor
+    /// A key that ships inside a client app, and is therefore public: limited to exactly one app, it may submit
+    /// purchases and read the submissions it made itself, and nothing else.
+    case client
 
     /// What the role may do, outside the review actions (which `Transition.role` decides).
     public var permissions: Set<Permission> {
         switch self {
         case .admin: Set(Permission.allCases)
-        case .developer: [.readCatalog, .editCatalog, .readHistory, .importCatalog, .exportCatalog]
+        case .developer:
+            [.readCatalog, .editCatalog, .readHistory, .importCatalog, .exportCatalog, .readPurchases, .retryPurchases]
         case .reviewer: [.readCatalog, .readHistory]
-        case .auditor: [.readCatalog, .readHistory, .verifyHistory, .exportCatalog]
+        case .auditor: [.readCatalog, .readHistory, .verifyHistory, .exportCatalog, .readPurchases]
+        case .client: [.submitPurchases, .readOwnSubmissions]
         }
     }
 
@@ -22,6 +27,9 @@ public enum KeyRole: String, CaseIterable, Sendable, Codable {
     public func may(_ action: ReviewAction) -> Bool {
         self == .admin || Transition.named(action).role == self
     }
+
+    /// Whether a key of this role must be limited to exactly one app (the database refuses any other).
+    public var needsExactlyOneApp: Bool { self == .client }
 }
 
 /// One thing a key may be allowed to do.
@@ -42,4 +50,14 @@ public enum Permission: String, CaseIterable, Sendable {
     case importCatalog
     /// Export whole catalogs as files.
     case exportCatalog
+    /// Submit what StoreKit returned after a purchase (signed transactions, receipts).
+    case submitPurchases
+    /// Read the submissions the key made itself, and nothing else of purchases.
+    case readOwnSubmissions
+    /// Read every submission and the ledger of transactions: lists, summaries, exports.
+    case readPurchases
+    /// Make a retrying or failed submission due now.
+    case retryPurchases
+    /// Read and change an app's store settings (the shared secret is never shown, even to this).
+    case manageStoreSettings
 }

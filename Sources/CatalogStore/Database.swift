@@ -15,6 +15,8 @@ public struct Database: Sendable {
     public let pool: ConnectionPool?
     /// Where concurrent lifecycle changes are written together; `nil`: each on its own.
     let lifecycleBatches: LifecycleBatches?
+    /// Where concurrent purchase submissions are written together; `nil`: each on its own.
+    let purchaseBatches: PurchaseBatches?
 
     /// - Parameter batching: whether concurrent operations' lifecycle changes are written together
     ///   (``LifecycleBatches``), as the service does.
@@ -23,6 +25,7 @@ public struct Database: Sendable {
         self.logger = logger
         self.pool = pool
         lifecycleBatches = batching ? LifecycleBatches() : nil
+        purchaseBatches = batching ? PurchaseBatches() : nil
     }
 
     public var apps: AppRepository { AppRepository(database: self) }
@@ -32,9 +35,15 @@ public struct Database: Sendable {
     public var history: HistoryRepository { HistoryRepository(database: self) }
     public var idempotency: IdempotencyRepository { IdempotencyRepository(database: self) }
     public var storeKit: StoreKitRepository { StoreKitRepository(database: self) }
+    public var submissions: PurchaseSubmissionRepository { PurchaseSubmissionRepository(database: self) }
+    public var ledger: LedgerRepository { LedgerRepository(database: self) }
+    public var storeSettings: StoreSettingsRepository { StoreSettingsRepository(database: self) }
 
     /// Lifecycle changes waiting to be written with others' or being written, for metrics.
     public var unansweredLifecycleChanges: Int { lifecycleBatches?.unanswered ?? 0 }
+
+    /// Purchase submissions waiting to be written with others' or being written, for metrics.
+    public var unansweredSubmissions: Int { purchaseBatches?.unanswered ?? 0 }
 
     /// The connection the current operation holds, if any: every statement of one operation runs on it.
     @TaskLocal static var held: PostgresConnection?

@@ -7,7 +7,7 @@ struct HistoryRecordJSON: Encodable {
     struct ActorJSON: Encodable {
         let keyId: UUID?
         let name: String
-        let role: String
+        let role: String?
     }
 
     let kind: String
@@ -30,7 +30,7 @@ struct HistoryRecordJSON: Encodable {
         action = record.action?.rawValue
         fromState = record.fromState?.rawValue
         toState = record.toState?.rawValue
-        actor = ActorJSON(keyId: record.actor.keyID, name: record.actor.name, role: record.actor.role.rawValue)
+        actor = ActorJSON(keyId: record.actor.keyID, name: record.actor.name, role: record.actor.role?.rawValue)
         reason = record.reason
         changes = record.changes
         requestId = record.requestID

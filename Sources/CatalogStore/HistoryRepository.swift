@@ -14,13 +14,17 @@ public struct HistoryRepository: Sendable {
         to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at_text, chain
         """
 
+    /// The condition that selects a product's own events (``HistoryKind/productKinds``): the sales recorded under
+    /// its productId are the ledger's. It is the predicate of the index that answers it (sql/0013).
+    static let productKindsCondition = "kind IN (" + HistoryKind.productKinds.map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")"
+
     /// One product's events, oldest first, after the event numbered `cursor`.
     public func forProduct(_ bundleID: String, _ productID: String, after cursor: Int64?, limit: Int) async throws
         -> [HistoryEvent]
     {
         try await events("""
             SELECT \(unescaped: Self.columns) FROM history_events
-            WHERE app = \(bundleID) AND product_id = \(productID)
+            WHERE app = \(bundleID) AND product_id = \(productID) AND \(unescaped: Self.productKindsCondition)
               AND (\(cursor)::bigint IS NULL OR sequence > \(cursor))
             ORDER BY sequence LIMIT \(limit)
             """)
@@ -30,7 +34,8 @@ public struct HistoryRepository: Sendable {
     public func forProduct(_ bundleID: String, _ productID: String, until instant: Date) async throws -> [HistoryEvent] {
         try await events("""
             SELECT \(unescaped: Self.columns) FROM history_events
-            WHERE app = \(bundleID) AND product_id = \(productID) AND at <= \(instant)
+            WHERE app = \(bundleID) AND product_id = \(productID) AND \(unescaped: Self.productKindsCondition)
+              AND at <= \(instant)
             ORDER BY sequence
             """)
     }
@@ -109,8 +114,11 @@ public struct HistoryRepository: Sendable {
             }
             return parsed
         }
-        guard let kind = try parsed("kind", as: HistoryKind.self), let role = try parsed("actor_role", as: KeyRole.self)
-        else { throw StoreInvariantViolation(description: "an event without kind or actor role") }
+        guard let kind = try parsed("kind", as: HistoryKind.self) else {
+            throw StoreInvariantViolation(description: "an event without kind")
+        }
+        // No role: the App Store's own notifications, which no key makes.
+        let role = try parsed("actor_role", as: KeyRole.self)
         let record = HistoryRecord(
             kind: kind, bundleID: try value("app"), productID: try value("product_id"),
             productVersion: try value("product_version"), action: try parsed("action", as: ReviewAction.self),

@@ -17,7 +17,7 @@ struct CreateKey: AsyncParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
 
-    @Option(help: "The key's role: admin, developer, reviewer or auditor.")
+    @Option(help: "The key's role: admin, developer, reviewer, auditor or client (a client key needs exactly one --app).")
     var role: String
 
     @Option(help: "A name that says whose key it is.")
@@ -28,10 +28,10 @@ struct CreateKey: AsyncParsableCommand {
 
     func validate() throws {
         guard KeyRole(rawValue: role) != nil else {
-            throw ValidationError("unknown role \(role); use admin, developer, reviewer or auditor")
+            throw ValidationError("unknown role \(role); use admin, developer, reviewer, auditor or client")
         }
         do {
-            try APIKey.validate(name: name, apps: apps.isEmpty ? nil : apps)
+            try APIKey.validate(name: name, apps: apps.isEmpty ? nil : apps, role: KeyRole(rawValue: role)!)
         } catch {
             throw ValidationError("\(error)")
         }

@@ -53,6 +53,8 @@ struct ProbeWorld: Sendable {
     let app: String
     let groupID: String
     let keys: APIFixture.Keys
+    /// A client key of the world's app.
+    let clientKey: String
     /// A spare key's id, for revocations.
     let spareKeyID: String
 
@@ -63,7 +65,8 @@ struct ProbeWorld: Sendable {
         let spare = try expect(try await api.send(.post, "/v1/keys", key: keys.admin,
                                                   json: ["role": "auditor", "name": "spare", "apps": [app]]),
                                .created, as: Components.Schemas.CreatedKey.self)
-        return ProbeWorld(app: app, groupID: group.id, keys: keys, spareKeyID: spare.id)
+        let client = try await fixture.key(.client, apps: [app])
+        return ProbeWorld(app: app, groupID: group.id, keys: keys, clientKey: client, spareKeyID: spare.id)
     }
 
     /// Path values for one probe: a fresh product of its own, so that what one probe changes (a delete, an
@@ -80,6 +83,7 @@ struct ProbeWorld: Sendable {
         case .developer: keys.developer
         case .reviewer: keys.reviewer
         case .auditor: keys.auditor
+        case .client: clientKey
         }
     }
 }

@@ -29,7 +29,7 @@ enum HistoryExport {
             String(event.sequence), event.chain, String(event.chainSequence), event.canonicalAt, record.bundleID,
             record.productID, record.productVersion.map(String.init), record.kind.rawValue, record.action?.rawValue,
             record.fromState?.rawValue, record.toState?.rawValue, record.actor.keyID?.uuidString.lowercased(),
-            record.actor.name, record.actor.role.rawValue, record.reason,
+            record.actor.name, record.actor.role?.rawValue, record.reason,
             CanonicalJSON.canonical(event.changesJSON) ?? event.changesJSON, record.requestID, event.previousHash,
             event.hash,
         ]

@@ -16,11 +16,17 @@ struct Unauthenticated: Error {
 
 /// The checks every handler makes about who is calling.
 enum Access {
-    /// The caller's key, if it may do `permission`: no key is 401, a role without it is 403.
-    static func require(_ permission: Permission) throws -> APIKey {
+    /// The caller's key, whatever its role: no key is 401.
+    static func authenticated() throws -> APIKey {
         guard let key = RequestScope.key else {
             throw Unauthenticated(reason: "send Authorization: Bearer <key>")
         }
+        return key
+    }
+
+    /// The caller's key, if it may do `permission`: no key is 401, a role without it is 403.
+    static func require(_ permission: Permission) throws -> APIKey {
+        let key = try authenticated()
         guard key.role.may(permission) else {
             throw CatalogError.forbidden("a \(key.role.rawValue) key may not \(permission.sentence)")
         }
@@ -43,6 +49,11 @@ extension Permission {
         case .verifyHistory: "verify the history"
         case .importCatalog: "import catalogs"
         case .exportCatalog: "export catalogs"
+        case .submitPurchases: "submit purchases"
+        case .readOwnSubmissions: "read its own submissions"
+        case .readPurchases: "read purchases and transactions"
+        case .retryPurchases: "retry submissions"
+        case .manageStoreSettings: "read or change store settings"
         }
     }
 }

@@ -36,7 +36,7 @@ extension Components.Schemas.HistoryEvent {
             fromState: record.fromState.map { EnumMapping.convert($0) },
             toState: record.toState.map { EnumMapping.convert($0) },
             actor: .init(keyId: record.actor.keyID?.uuidString.lowercased(), name: record.actor.name,
-                         role: EnumMapping.convert(record.actor.role)),
+                         role: record.actor.role.map { EnumMapping.convert($0) }),
             reason: record.reason,
             changes: try record.changes.map {
                 .init(field: $0.field, old: try $0.old.map(Self.container), new: try $0.new.map(Self.container))

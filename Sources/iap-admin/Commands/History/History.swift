@@ -34,7 +34,7 @@ struct History: AsyncParsableCommand {
                 Table.Cell(event.action.map(ActionName.command(for:)) ?? event.kind.rawValue, .bold),
                 event.fromState.map(Display.state) ?? Table.Cell("-"),
                 event.toState.map(Display.state) ?? Table.Cell("-"),
-                Table.Cell("\(event.actor.name) (\(event.actor.role.rawValue))"),
+                Table.Cell(event.actor.role.map { "\(event.actor.name) (\($0.rawValue))" } ?? event.actor.name),
                 Table.Cell(detail(of: event)),
             ]
             table.add(cells)

@@ -1,0 +1,120 @@
+import Foundation
+import PostgresNIO
+import Synchronization
+
+/// Writes of concurrent operations written together, as ``LifecycleBatches`` writes lifecycle changes: the
+/// items waiting when a batch starts are written by one statement and committed by one commit, and each
+/// operation is answered only once its batch has committed, with its own answer.
+///
+/// For purchases the saving is larger than for actions: every ledger change appends to its app's hash chain,
+/// whose head is locked from the first append to the commit, so one app's writes run one transaction at a
+/// time; a batch pays for the chain head, the statement, the commit and its WAL flush once for all its items.
+///
+/// At most ``maximumRunning`` batches run at once, each of at most ``maximumSize`` items. When a batch's statement
+/// fails for any other reason than a database that is away (a deadlock with a concurrent writer, a refusal of one
+/// item), or answers nothing for an item, its items are written again one by one, so that each gets its own
+/// answer and one refusal is never another's.
+final class WriteBatches<Item: Sendable, Answer: Sendable>: Sendable {
+    /// Writes `items` in one statement and answers each item's answer, by position (`nil`: write it alone).
+    typealias BatchWrite = @Sendable ([Item], Database) async throws -> [Answer?]
+    /// Writes one item on its own.
+    typealias SingleWrite = @Sendable (Item, Database) async throws -> Answer
+
+    let maximumRunning: Int
+    let maximumSize: Int
+    private let writeBatch: BatchWrite
+    private let writeAlone: SingleWrite
+
+    private struct Pending {
+        let item: Item
+        let continuation: CheckedContinuation<Answer, any Error>
+    }
+
+    private struct State {
+        var pending: [Pending] = []
+        var running = 0
+        var unanswered = 0
+
+        mutating func take(_ size: Int) -> [Pending] {
+            let batch = Array(pending.prefix(size))
+            pending.removeFirst(batch.count)
+            return batch
+        }
+    }
+
+    private let state = Mutex(State())
+
+    init(maximumRunning: Int = 2, maximumSize: Int = 64, batch: @escaping BatchWrite, alone: @escaping SingleWrite) {
+        self.maximumRunning = maximumRunning
+        self.maximumSize = maximumSize
+        writeBatch = batch
+        writeAlone = alone
+    }
+
+    /// How many items wait for their batch or are being written, for metrics.
+    var unanswered: Int { state.withLock { $0.unanswered } }
+
+    /// Writes `item` with the items of other operations and answers its own answer once its batch committed.
+    func write(_ item: Item, on database: Database) async throws -> Answer {
+        try await withCheckedThrowingContinuation { continuation in
+            let batch = state.withLock { state -> [Pending]? in
+                state.pending.append(Pending(item: item, continuation: continuation))
+                state.unanswered += 1
+                guard state.running < maximumRunning else { return nil }
+                state.running += 1
+                return state.take(maximumSize)
+            }
+            // Detached: the batches are no operation's, and must not run on a connection an operation holds.
+            if let batch { Task.detached { await self.drain(batch, on: database) } }
+        }
+    }
+
+    private func drain(_ first: [Pending], on database: Database) async {
+        var batch = first
+        while true {
+            await write(batch, on: database)
+            let next = state.withLock { state -> [Pending]? in
+                state.unanswered -= batch.count
+                guard !state.pending.isEmpty else {
+                    state.running -= 1
+                    return nil
+                }
+                return state.take(maximumSize)
+            }
+            guard let next else { return }
+            batch = next
+        }
+    }
+
+    private func write(_ batch: [Pending], on database: Database) async {
+        if batch.count == 1, let only = batch.first {
+            await alone(only, on: database)
+            return
+        }
+        let answers: [Answer?]
+        do {
+            answers = try await writeBatch(batch.map(\.item), database)
+        } catch let error as StoreUnavailable {
+            for pending in batch { pending.continuation.resume(throwing: error) }
+            return
+        } catch {
+            for pending in batch { await alone(pending, on: database) }
+            return
+        }
+        for (index, pending) in batch.enumerated() {
+            if index < answers.count, let answer = answers[index] {
+                pending.continuation.resume(returning: answer)
+            } else {
+                await alone(pending, on: database)
+            }
+        }
+    }
+
+    private func alone(_ pending: Pending, on database: Database) async {
+        do {
+            pending.continuation.resume(returning: try await writeAlone(pending.item, database))
+        } catch {
+            pending.continuation.resume(throwing: error)
+        }
+    }
+}
