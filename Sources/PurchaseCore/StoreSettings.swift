@@ -11,7 +11,7 @@ public struct StoreSettings: Sendable, Hashable, CustomStringConvertible, Custom
     /// The app's Apple ID in App Store Connect.
     public var appAppleId: Int64?
     /// verifyReceipt's app-specific shared secret.
-    public var sharedSecret: String?
+    public var sharedSecret: AppStoreSharedSecret?
     /// The chain-verified environments accepted, from Production and Sandbox.
     public var environments: Set<AppStoreEnvironment>
     /// Whether Xcode-signed transactions (local StoreKit testing) are accepted; recorded as Xcode, never Production.
@@ -20,7 +20,7 @@ public struct StoreSettings: Sendable, Hashable, CustomStringConvertible, Custom
     public var version: Int
     public var updatedAt: Date?
 
-    public init(appAppleId: Int64? = nil, sharedSecret: String? = nil,
+    public init(appAppleId: Int64? = nil, sharedSecret: AppStoreSharedSecret? = nil,
                 environments: Set<AppStoreEnvironment> = StoreSettings.defaultEnvironments, acceptXcode: Bool = false,
                 version: Int = 0, updatedAt: Date? = nil) {
         self.appAppleId = appAppleId
@@ -51,7 +51,7 @@ public struct StoreSettings: Sendable, Hashable, CustomStringConvertible, Custom
     /// kept unless replaced or cleared. Throws every problem found.
     public func replaced(by update: StoreSettingsUpdate) throws(CatalogError) -> StoreSettings {
         var problems: [FieldProblem] = []
-        if let secret = update.sharedSecret {
+        if let secret = update.sharedSecret?.text {
             if update.clearSharedSecret {
                 problems.append(FieldProblem(field: "clearSharedSecret", rule: "exclusive",
                                              message: "cannot clear the shared secret while setting one"))
@@ -129,12 +129,12 @@ public struct StoreSettings: Sendable, Hashable, CustomStringConvertible, Custom
 /// A replacement of an app's store settings, as `PUT …/store-settings` asks for it.
 public struct StoreSettingsUpdate: Sendable, Hashable {
     public var appAppleId: Int64?
-    public var sharedSecret: String?
+    public var sharedSecret: AppStoreSharedSecret?
     public var clearSharedSecret: Bool
     public var environments: [AppStoreEnvironment]?
     public var acceptXcode: Bool?
 
-    public init(appAppleId: Int64? = nil, sharedSecret: String? = nil, clearSharedSecret: Bool = false,
+    public init(appAppleId: Int64? = nil, sharedSecret: AppStoreSharedSecret? = nil, clearSharedSecret: Bool = false,
                 environments: [AppStoreEnvironment]? = nil, acceptXcode: Bool? = nil) {
         self.appAppleId = appAppleId
         self.sharedSecret = sharedSecret

@@ -15,7 +15,7 @@ public struct StoreSettingsRepository: Sendable {
         let environments = try columns["environments"].decode([String].self)
         return StoreSettings(
             appAppleId: try columns["app_apple_id"].decode(Int64?.self),
-            sharedSecret: try columns["shared_secret"].decode(String?.self),
+            sharedSecret: try columns["shared_secret"].decode(String?.self).map(AppStoreSharedSecret.init),
             environments: Set(environments.compactMap(AppStoreEnvironment.init(rawValue:))),
             acceptXcode: try columns["accept_xcode"].decode(Bool.self), version: try columns["version"].decode(Int.self),
             updatedAt: try columns["updated_at"].decode(Date?.self))
@@ -50,7 +50,7 @@ public struct StoreSettingsRepository: Sendable {
             WITH saved AS (
                 INSERT INTO store_settings AS s (app, app_apple_id, shared_secret, environments, accept_xcode, version,
                                                  updated_at)
-                VALUES (\(bundleID), \(settings.appAppleId), \(settings.sharedSecret),
+                VALUES (\(bundleID), \(settings.appAppleId), \(settings.sharedSecret?.text),
                         \(settings.sortedEnvironments)::store_environment[], \(settings.acceptXcode),
                         \(previousVersion + 1), now())
                 ON CONFLICT (app) DO UPDATE SET
