@@ -108,7 +108,6 @@ func buildRouter(database: Database, migrator: Migrator, snapshots: IdentifierSn
     router.add(middleware: UTF8BodyMiddleware())
     router.add(middleware: NullValueMiddleware())
     router.add(middleware: IdempotencyMiddleware(store: database.idempotency))
-    router.add(middleware: StoreKitFileMiddleware())
     router.get("/openapi.yaml") { _, _ -> Response in
         guard let document = CatalogAPIDocument.yaml else { throw Problem.internalError }
         return Response(status: .ok, headers: [.contentType: "application/yaml"],
@@ -118,6 +117,6 @@ func buildRouter(database: Database, migrator: Migrator, snapshots: IdentifierSn
         Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
                  body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.render())))
     }
-    try handler.registerHandlers(on: router, configuration: .catalog)
+    try handler.registerHandlers(on: router, configuration: .catalog, middlewares: [PlainHeaderValuesMiddleware()])
     return router
 }

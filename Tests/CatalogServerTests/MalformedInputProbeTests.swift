@@ -79,7 +79,8 @@ struct MalformedInputProbeTests {
                 for (name, body) in probes {
                     let response = try await api.client.execute(
                         uri: operation.path(try await world.values(api)), method: operation.method,
-                        headers: [.authorization: "Bearer \(world.keys.admin)", .contentType: "application/json"],
+                        headers: [.authorization: "Bearer \(world.keys.admin)",
+                                  .contentType: try #require(operation.bodyMediaType)],
                         body: body)
                     #expect((400..<500).contains(response.status.code) && response.headers[.contentType] == "application/problem+json",
                             "\(operation) with \(name): \(response.status) \(String(buffer: response.body).prefix(300))")
@@ -98,12 +99,14 @@ struct MalformedInputProbeTests {
                 let values = try await world.values(api)
                 let key = operation.needsKey ? world.keys.admin : nil
                 let body = try ProbeRequests.body(for: operation.operationID)
+                let headers: HTTPFields = operation.bodyMediaType.map { [.contentType: $0] } ?? [:]
                 let pathParameters = values.keys.filter { operation.template.contains("{\($0)}") }
                 for parameter in pathParameters {
                     for (name, hostile) in Self.hostileParameters {
                         var changed = values
                         changed[parameter] = hostile
-                        let response = try await api.send(operation.method, operation.path(changed), key: key, body: body)
+                        let response = try await api.send(operation.method, operation.path(changed), key: key, body: body,
+                                                          headers: headers)
                         expectClientError(response, operation, "with \(name) in {\(parameter)}")
                         probes += 1
                     }
@@ -111,7 +114,7 @@ struct MalformedInputProbeTests {
                 for parameter in operation.queryParameters {
                     for (name, hostile) in Self.hostileParameters {
                         let path = operation.path(values) + "?\(parameter)=\(hostile)"
-                        let response = try await api.send(operation.method, path, key: key, body: body)
+                        let response = try await api.send(operation.method, path, key: key, body: body, headers: headers)
                         expectClientError(response, operation, "with \(name) in ?\(parameter)")
                         probes += 1
                     }

@@ -15,8 +15,8 @@ enum ProbeRequests {
     /// A fresh number, for names that must be unique.
     static func unique() -> Int { counter.add(1, ordering: .relaxed).newValue }
 
-    /// A valid JSON body for `operationID`, or `nil` if the operation takes none. A new operation with a body
-    /// fails here until it is given one.
+    /// A valid body for `operationID` (JSON, or a StoreKit file, which is JSON too), or `nil` if the operation
+    /// takes none. A new operation with a body fails here until it is given one.
     static func body(for operationID: String, action: ReviewAction = .approve) throws -> String? {
         let n = unique()
         let bodies: [String: String] = [
@@ -39,10 +39,12 @@ enum ProbeRequests {
     static func send(_ api: API, _ operation: ServedOperation, values: [String: String], headers: HTTPFields,
                      action: ReviewAction = .approve) async throws -> TestResponse {
         var body: String?
-        if operation.hasBody {
+        var headers = headers
+        if let mediaType = operation.bodyMediaType {
             let required: String = try #require(try self.body(for: operation.operationID, action: action),
                                                  "no probe body for \(operation.operationID): add one to ProbeRequests")
             body = required
+            if headers[.contentType] == nil { headers[.contentType] = mediaType }
         }
         return try await api.send(operation.method, operation.path(values), body: body, headers: headers)
     }

@@ -14,7 +14,9 @@ struct ServedOperation: Sendable, CustomStringConvertible {
     let template: String
     /// Whether the operation needs a key (the document's global `bearer`, unless the operation says `[]`).
     let needsKey: Bool
-    let hasBody: Bool
+    /// The media type of its request body (the first the document lists), or `nil` if it takes none.
+    let bodyMediaType: String?
+    var hasBody: Bool { bodyMediaType != nil }
     /// The names of its query parameters.
     let queryParameters: Set<String>
 
@@ -50,9 +52,10 @@ struct ServedOperation: Sendable, CustomStringConvertible {
                 else { continue }
                 let parameters = pathParameters + (operation["parameters"] as? [Any] ?? []).map(resolve)
                 let security = operation["security"] as? [Any]
+                let content = (operation["requestBody"] as? [String: Any])?["content"] as? [String: Any]
                 operations.append(ServedOperation(
                     operationID: try #require(operation["operationId"] as? String), method: method, template: template,
-                    needsKey: security.map { !$0.isEmpty } ?? globalSecurity, hasBody: operation["requestBody"] != nil,
+                    needsKey: security.map { !$0.isEmpty } ?? globalSecurity, bodyMediaType: content?.keys.sorted().first,
                     queryParameters: Set(parameters.filter { $0["in"] as? String == "query" }.compactMap { $0["name"] as? String })))
             }
         }

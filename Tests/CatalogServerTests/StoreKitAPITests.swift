@@ -24,6 +24,9 @@ struct StoreKitAPITests {
 
     static let skippedHeader = HTTPField.Name("X-Skipped-Products")!
 
+    /// A StoreKit file is sent as bytes (openapi.yaml).
+    static let file: HTTPFields = [.contentType: "application/octet-stream"]
+
     /// A bundle id of the app each fixture is imported into.
     static func bundleID(_ fixture: StoreKitFixture, _ test: String) -> String {
         let name = switch fixture {
@@ -56,7 +59,7 @@ struct StoreKitAPITests {
             try await api.createApp(bundleID, key: keys.admin)
             let original = try Self.text(fixture)
             let result = try expect(try await api.send(.post, Self.importPath(bundleID, "?fileName=\(fixture.rawValue)"),
-                                                       key: keys.developer, body: original),
+                                                       key: keys.developer, body: original, headers: Self.file),
                                     .ok, as: Components.Schemas.StoreKitImport.self)
             let counts = try #require(Self.expected[fixture])
             let byType = result.summary.byType
@@ -77,7 +80,9 @@ struct StoreKitAPITests {
 
             // The draft export is the file again, byte for byte (and so as JSON, ids and all).
             let exported = try await api.send(.get, Self.exportPath(bundleID, "?revision=draft"), key: keys.auditor)
-            #expect(exported.status == .ok && exported.headers[.contentType]?.hasPrefix("application/json") == true)
+            #expect(exported.status == .ok && exported.headers[.contentType] == "application/octet-stream")
+            #expect(exported.headers[.contentDisposition] == "attachment; filename=\"\(bundleID).storekit\"")
+            #expect(exported.headers[.contentLength] == String(exported.body.readableBytes))
             #expect(exported.headers[Self.skippedHeader] == nil)
             #expect(String(buffer: exported.body) == original)
             #expect(try StoreKitJSON(parsing: Array(exported.body.readableBytesView))
@@ -115,7 +120,7 @@ struct StoreKitAPITests {
             try await api.createApp(bundleID, key: keys.admin)
             for query in ["", "?dryRun=true"] {
                 let refused = try problem(try await api.send(.post, Self.importPath(bundleID, query), key: keys.developer,
-                                                             body: try Self.invalidFile()),
+                                                             body: try Self.invalidFile(), headers: Self.file),
                                           .unprocessableContent, "validation-failed")
                 let fields = Set((refused.errors ?? []).map(\.field))
                 #expect(fields == [
@@ -136,12 +141,12 @@ struct StoreKitAPITests {
 
             // Not JSON at all, another currency's spelling, a look-alike file: all refused.
             let notJSON = try problem(try await api.send(.post, Self.importPath(bundleID), key: keys.developer,
-                                                         body: "{\"products\": [\n  {,"), .badRequest, "bad-request")
+                                                         body: "{\"products\": [\n  {,", headers: Self.file), .badRequest, "bad-request")
             #expect(notJSON.detail?.contains("line 2") == true)
             _ = try problem(try await api.send(.post, Self.importPath(bundleID, "?currency=usd"), key: keys.developer,
-                                               body: try Self.text(.glagolitsa)), .unprocessableContent, "validation-failed")
+                                               body: try Self.text(.glagolitsa), headers: Self.file), .unprocessableContent, "validation-failed")
             let lookAlike = #"{"products": [{"productID": "pro", "referenceName": "Pro", "type": "AutoRenewableSubscription"}], "version": {"major": 1, "minor": 0}}"#
-            let refused = try problem(try await api.send(.post, Self.importPath(bundleID), key: keys.developer, body: lookAlike),
+            let refused = try problem(try await api.send(.post, Self.importPath(bundleID), key: keys.developer, body: lookAlike, headers: Self.file),
                                       .unprocessableContent, "validation-failed")
             #expect(refused.errors?.contains { $0.field == "products[0].type" } == true)
             #expect(refused.errors?.contains { $0.field == "subscriptionGroups" } == true)
@@ -156,10 +161,10 @@ struct StoreKitAPITests {
             let bundleID = "com.storekit.conflicts"
             try await api.createApp(bundleID, key: keys.admin)
             let file = try Self.text(.backyardBirds)
-            _ = try expect(try await api.send(.post, Self.importPath(bundleID), key: keys.developer, body: file),
+            _ = try expect(try await api.send(.post, Self.importPath(bundleID), key: keys.developer, body: file, headers: Self.file),
                            .ok, as: Components.Schemas.StoreKitImport.self)
             // The same file again changes nothing.
-            let again = try expect(try await api.send(.post, Self.importPath(bundleID), key: keys.developer, body: file),
+            let again = try expect(try await api.send(.post, Self.importPath(bundleID), key: keys.developer, body: file, headers: Self.file),
                                    .ok, as: Components.Schemas.StoreKitImport.self)
             #expect(again.summary.unchanged == 9 && again.summary.create == 0 && again.summary.subscriptionGroupsExisting == 1)
 
@@ -170,7 +175,7 @@ struct StoreKitAPITests {
             let deleted = try await api.send(.delete, "/v1/apps/\(bundleID)/products/nectar.cup", key: keys.developer)
             #expect(deleted.status == .noContent)
             let eventsBefore = try await Self.events(database, bundleID, "kind::text FROM history_events").count
-            let refused = try problem(try await api.send(.post, Self.importPath(bundleID), key: keys.developer, body: file),
+            let refused = try problem(try await api.send(.post, Self.importPath(bundleID), key: keys.developer, body: file, headers: Self.file),
                                       .conflict, "conflict")
             #expect(refused.conflicts?.map(\.productId).sorted() == ["nectar.cup", "pellet.box"])
             #expect(refused.conflicts?.first { $0.productId == "pellet.box" }?.path == "products[1]")
@@ -179,7 +184,7 @@ struct StoreKitAPITests {
 
             // The dry run shows the plan, conflicts included.
             let plan = try expect(try await api.send(.post, Self.importPath(bundleID, "?dryRun=true"), key: keys.developer,
-                                                     body: file), .ok, as: Components.Schemas.StoreKitImport.self)
+                                                     body: file, headers: Self.file), .ok, as: Components.Schemas.StoreKitImport.self)
             let outcomes = Dictionary(uniqueKeysWithValues: plan.products.map { ($0.productId, $0.outcome) })
             #expect(plan.dryRun && outcomes["pellet.box"] == .conflict && outcomes["nectar.cup"] == .conflict)
             #expect(outcomes["pellet.single"] == .unchanged && plan.summary.conflict == 2 && plan.summary.unchanged == 7)
@@ -204,7 +209,7 @@ struct StoreKitAPITests {
             let bundleID = "com.storekit.dryrun"
             try await api.createApp(bundleID, key: keys.admin)
             let plan = try expect(try await api.send(.post, Self.importPath(bundleID, "?dryRun=true&currency=EUR"),
-                                                     key: keys.developer, body: try Self.text(.foodTruck)),
+                                                     key: keys.developer, body: try Self.text(.foodTruck), headers: Self.file),
                                   .ok, as: Components.Schemas.StoreKitImport.self)
             #expect(plan.dryRun && plan.currency == "EUR" && plan.summary.create == 3 && plan.summary.subscriptionGroupsCreated == 1)
             #expect(plan.products.map(\.outcome) == [.create, .create, .create])
@@ -230,7 +235,7 @@ struct StoreKitAPITests {
             let bundleID = "com.storekit.history"
             try await api.createApp(bundleID, key: admin)
             _ = try expect(try await api.send(.post, Self.importPath(bundleID, "?fileName=Products.storekit&currency=EUR"),
-                                              key: developer, body: try Self.text(.foodTruck)),
+                                              key: developer, body: try Self.text(.foodTruck), headers: Self.file),
                            .ok, as: Components.Schemas.StoreKitImport.self)
             let events = try await api.history(bundleID, "socialfeedplus.yearly", key: admin)
             let created = try #require(events.first)
@@ -259,7 +264,7 @@ struct StoreKitAPITests {
             let bundleID = "com.storekit.live"
             try await api.createApp(bundleID, key: keys.admin, newsstand: true)
             _ = try expect(try await api.send(.post, Self.importPath(bundleID), key: keys.developer,
-                                              body: try Self.text(.backyardBirds)),
+                                              body: try Self.text(.backyardBirds), headers: Self.file),
                            .ok, as: Components.Schemas.StoreKitImport.self)
             try await api.createProduct(bundleID, "news.free", type: .freeSubscription, key: keys.developer)
             for id in ["pellet.single", "pass.premium", "news.free"] {
@@ -288,19 +293,19 @@ struct StoreKitAPITests {
             let bundleID = "com.storekit.roles"
             try await api.createApp(bundleID, key: keys.admin)
             let file = try Self.text(.glagolitsa)
-            _ = try problem(try await api.send(.post, Self.importPath(bundleID), key: keys.auditor, body: file), .forbidden, "forbidden")
-            _ = try problem(try await api.send(.post, Self.importPath(bundleID), key: keys.reviewer, body: file), .forbidden, "forbidden")
+            _ = try problem(try await api.send(.post, Self.importPath(bundleID), key: keys.auditor, body: file, headers: Self.file), .forbidden, "forbidden")
+            _ = try problem(try await api.send(.post, Self.importPath(bundleID), key: keys.reviewer, body: file, headers: Self.file), .forbidden, "forbidden")
             _ = try problem(try await api.send(.get, Self.exportPath(bundleID), key: keys.reviewer), .forbidden, "forbidden")
-            _ = try problem(try await api.send(.post, Self.importPath(bundleID), key: elsewhere, body: file), .notFound, "not-found")
+            _ = try problem(try await api.send(.post, Self.importPath(bundleID), key: elsewhere, body: file, headers: Self.file), .notFound, "not-found")
             _ = try problem(try await api.send(.get, Self.exportPath(bundleID), key: elsewhere), .notFound, "not-found")
-            _ = try problem(try await api.send(.post, Self.importPath(bundleID), body: file), .unauthorized, "unauthorized")
-            _ = try expect(try await api.send(.post, Self.importPath(bundleID, "?dryRun=true"), key: keys.admin, body: file),
+            _ = try problem(try await api.send(.post, Self.importPath(bundleID), body: file, headers: Self.file), .unauthorized, "unauthorized")
+            _ = try expect(try await api.send(.post, Self.importPath(bundleID, "?dryRun=true"), key: keys.admin, body: file, headers: Self.file),
                            .ok, as: Components.Schemas.StoreKitImport.self)
             #expect(try await api.send(.get, Self.exportPath(bundleID), key: keys.auditor).status == .ok)
         }
     }
 
-    @Test("the import takes files up to 32 MiB; a larger one is 413 and other routes keep 1 MiB")
+    @Test("the import takes files up to 32 MiB as application/octet-stream; a larger one is 413, other routes keep 1 MiB")
     func bodyLimit() async throws {
         let database = try await APIFixture.forSuite("storekit_api")
         let keys = try await database.keys()
@@ -310,15 +315,25 @@ struct StoreKitAPITests {
             // Two MiB of whitespace inside a valid file: over the general limit, well under the import's.
             let original = try Self.text(.glagolitsa)
             let padded = original.replacingOccurrences(of: "\"products\" :", with: String(repeating: " ", count: 2 << 20) + "\"products\" :")
-            _ = try expect(try await api.send(.post, Self.importPath(bundleID, "?dryRun=true"), key: keys.developer, body: padded),
+            _ = try expect(try await api.send(.post, Self.importPath(bundleID, "?dryRun=true"), key: keys.developer, body: padded, headers: Self.file),
                            .ok, as: Components.Schemas.StoreKitImport.self)
             let huge = String(repeating: " ", count: (32 << 20) + 1)
-            let refused = try problem(try await api.send(.post, Self.importPath(bundleID), key: keys.developer, body: huge),
+            let refused = try problem(try await api.send(.post, Self.importPath(bundleID), key: keys.developer, body: huge, headers: Self.file),
                                       .contentTooLarge, "payload-too-large")
             #expect(refused.detail == "at most 33554432 bytes")
             let general = try problem(try await api.send(.post, "/v1/apps/\(bundleID)/products", key: keys.developer, body: padded),
                                       .contentTooLarge, "payload-too-large")
             #expect(general.detail == "at most 1048576 bytes")
+            // A file sent as a JSON document of the API is refused with the media type to use; so is a file
+            // sent to an operation that takes JSON, whatever its size.
+            let asJSON = try problem(try await api.send(.post, Self.importPath(bundleID, "?dryRun=true"), key: keys.developer,
+                                                        body: try Self.text(.foodTruck)),
+                                     .unsupportedMediaType, "unsupported-media-type")
+            #expect(asJSON.title == "Send the body as application/octet-stream")
+            let fileElsewhere = try problem(try await api.send(.post, "/v1/apps/\(bundleID)/products", key: keys.developer,
+                                                               body: padded, headers: Self.file),
+                                            .unsupportedMediaType, "unsupported-media-type")
+            #expect(fileElsewhere.title == "Send the body as application/json")
         }
     }
 
@@ -337,11 +352,11 @@ struct StoreKitAPITests {
             try await api.createApp(bundleID, key: keys.admin)
             for body in [invalid, String(valid.dropLast(40)), valid.replacingOccurrences(of: "\"lp_699_1m\"", with: "\"lp 699\"")] {
                 let refused = try await api.send(.post, Self.importPath(bundleID, "?fileName=Secret.storekit"),
-                                                 key: keys.developer, body: body)
+                                                 key: keys.developer, body: body, headers: Self.file)
                 #expect((400..<500).contains(refused.status.code) && !String(buffer: refused.body).contains(secret))
             }
             let imported = try await api.send(.post, Self.importPath(bundleID, "?fileName=Secret.storekit"),
-                                              key: keys.developer, body: valid)
+                                              key: keys.developer, body: valid, headers: Self.file)
             #expect(imported.status == .ok && !String(buffer: imported.body).contains(secret))
             let exported = try await api.send(.get, Self.exportPath(bundleID, "?revision=draft"), key: keys.developer)
             #expect(String(buffer: exported.body) == valid)
@@ -363,7 +378,7 @@ struct StoreKitAPITests {
             var response: TestResponse?
             let elapsed = try await clock.measure {
                 response = try await api.send(.post, Self.importPath(bundleID, "?fileName=Large.storekit"),
-                                              key: keys.developer, body: file)
+                                              key: keys.developer, body: file, headers: Self.file)
             }
             let result = try expect(try #require(response), .ok, as: Components.Schemas.StoreKitImport.self)
             print("StoreKit import of \(file.utf8.count) bytes, \(result.summary.create) products: \(elapsed)")
@@ -379,7 +394,7 @@ struct StoreKitAPITests {
             #expect(String(buffer: try #require(exported).body) == file)
             // The app is full: one more product is refused, with the limit named.
             let refused = try problem(try await api.send(.post, Self.importPath(bundleID), key: keys.developer,
-                                                         body: try Self.text(.glagolitsa)),
+                                                         body: try Self.text(.glagolitsa), headers: Self.file),
                                       .unprocessableContent, "validation-failed")
             #expect(refused.errors?.first?.field == "$")
         }

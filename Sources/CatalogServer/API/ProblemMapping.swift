@@ -103,7 +103,7 @@ extension Problem {
             || inner is DecodingError || inner is StoreKitFileNotJSON || inner is InvalidTimestamp {
             self = Problem(error: inner)
         } else if (400..<500).contains(serverError.httpStatus.code) {
-            self = Problem(status: serverError.httpStatus)
+            self = Problem(status: serverError.httpStatus, expecting: Self.expectedMediaType(serverError.causeDescription))
             self.detail = Self.sanitized(serverError.causeDescription)
         } else {
             self = .internalError
@@ -130,13 +130,25 @@ extension Problem {
                                          message: "is not one of the values the API document lists")])
     }
 
-    /// A problem for a bare HTTP status.
-    init(status: HTTPResponse.Status) {
+    /// The media type the generated layer expected of a body it refused (`Unexpected content type, expected:
+    /// application/octet-stream, received: …`), if that is what `cause` says.
+    private static func expectedMediaType(_ cause: String) -> String? {
+        guard cause.hasPrefix("Unexpected content type"), let start = cause.range(of: "expected: ") else { return nil }
+        let expected = cause[start.upperBound...].prefix { $0 != "," && $0 != " " }
+        return expected.isEmpty ? nil : String(expected)
+    }
+
+    /// A problem for a bare HTTP status; a 415 names the media type the operation takes, when known.
+    init(status: HTTPResponse.Status, expecting mediaType: String? = nil) {
+        if status == .unsupportedMediaType, let mediaType {
+            self = Problem("unsupported-media-type", status, "Send the body as \(mediaType)")
+            return
+        }
         switch status.code {
         case 404: self = .notFound("no such route")
         case 405: self = Problem("method-not-allowed", status, "The method is not allowed here")
         case 406: self = Problem("not-acceptable", status, "The requested media type is not available")
-        case 413: self = .payloadTooLarge(limit: BodyLimitMiddleware<BasicRequestContext>.limit)
+        case 413: self = .payloadTooLarge(limit: BodyLimit.document)
         case 415: self = Problem("unsupported-media-type", status, "Send the body as application/json")
         case 400..<500: self = Problem("bad-request", status, "The request could not be read")
         case 503: self = .unavailable("retry shortly")

@@ -47,7 +47,7 @@ struct Session: Sendable {
         recorder = ResponseRecorder()
         let transport = AsyncHTTPClientTransport(configuration: .init(client: Self.httpClient))
         client = Client(serverURL: endpoint.url, configuration: .catalog, transport: transport,
-                        middlewares: [StoreKitFileMiddleware(), BearerAuthentication(key: endpoint.key), recorder])
+                        middlewares: [BearerAuthentication(key: endpoint.key), recorder])
     }
 
     /// The app to work on: `--app`, else `IAP_APP`, else the profile's.

@@ -4,7 +4,6 @@ import CatalogStore
 import Foundation
 import HTTPTypes
 import Logging
-import NIOCore
 import OpenAPIRuntime
 import StoreKitMapping
 
@@ -13,17 +12,16 @@ extension CatalogAPIHandler {
     func importStoreKit(_ input: Operations.ImportStoreKit.Input) async throws -> Operations.ImportStoreKit.Output {
         let key = try Access.require(.importCatalog)
         let app = try await visibleApp(input.path.bundleId, for: key)
-        guard let file = StoreKitFileTransfer.current?.requestBody else {
-            throw Problem("internal", .internalServerError, "Something went wrong on our side",
-                          detail: "the StoreKit file did not reach the handler")
-        }
+        guard case .binary(let body) = input.body else { throw Problem(status: .unsupportedMediaType) }
+        // BodyLimitMiddleware has read the body already, within the file limit.
+        let file = try await ArraySlice<UInt8>(collecting: body, upTo: BodyLimit.file)
         let fileName = try Self.checkedFileName(input.query.fileName)
         let snapshot = CatalogSnapshot(
             app: app, groups: try await database.subscriptionGroups.list(app.bundleID),
             products: try await database.storeKit.products(app.bundleID).map(\.value),
             reservedProductIDs: try await database.storeKit.reservedProductIDs(app.bundleID))
         let time = now()
-        let plan = try StoreKitImporter.plan(file: file.readableBytesView,
+        let plan = try StoreKitImporter.plan(file: file,
                                              currency: input.query.currency ?? StoreKitImporter.defaultCurrency,
                                              into: snapshot, at: time)
         let dryRun = input.query.dryRun ?? false
@@ -55,10 +53,6 @@ extension CatalogAPIHandler {
     func exportStoreKit(_ input: Operations.ExportStoreKit.Input) async throws -> Operations.ExportStoreKit.Output {
         let key = try Access.require(.exportCatalog)
         let app = try await visibleApp(input.path.bundleId, for: key)
-        guard let transfer = StoreKitFileTransfer.current else {
-            throw Problem("internal", .internalServerError, "Something went wrong on our side",
-                          detail: "the StoreKit file cannot reach the response")
-        }
         let revision = input.query.revision.flatMap { ExportRevision(rawValue: $0.rawValue) } ?? .live
         let source = ExportSource(
             app: app,
@@ -66,19 +60,13 @@ extension CatalogAPIHandler {
             products: try await database.storeKit.products(app.bundleID).map { .init(product: $0.value, storekit: $0.storekit) },
             document: try await database.storeKit.document(app.bundleID))
         let export = try StoreKitExporter.export(source, revision: revision)
-        // The file and its headers go out through the middleware (see StoreKitFileTransfer): the generated
-        // layer would re-encode the one and percent-encode the others.
-        var headers: HTTPFields = [Self.contentDisposition: "attachment; filename=\"\(app.bundleID).storekit\""]
-        if !export.skipped.isEmpty {
-            headers[Self.skippedProducts] = export.skipped.map { "\($0.productID)=\($0.reason.rawValue)" }
-                .joined(separator: ", ")
-        }
-        transfer.respond(with: ByteBuffer(bytes: export.data), headers: headers)
-        return .ok(.init(body: .json(.init())))
+        let skipped = export.skipped.isEmpty ? nil
+            : export.skipped.map { "\($0.productID)=\($0.reason.rawValue)" }.joined(separator: ", ")
+        // The header values leave as they are written here (PlainHeaderValuesMiddleware), the bytes as Xcode's.
+        return .ok(.init(headers: .init(xSkippedProducts: skipped,
+                                        contentDisposition: "attachment; filename=\"\(app.bundleID).storekit\""),
+                         body: .binary(HTTPBody(export.data))))
     }
-
-    static let skippedProducts = HTTPField.Name("X-Skipped-Products")!
-    static let contentDisposition = HTTPField.Name("Content-Disposition")!
 
     /// A file name for history: 1–255 characters, none of them control characters.
     private static func checkedFileName(_ name: String?) throws(CatalogError) -> String? {

@@ -1,21 +1,14 @@
+import Foundation
 import Hummingbird
 import NIOCore
 
-/// Reads at most ``limit(for:)`` bytes of a request body, answering 413 beyond: the whole body is read before
-/// any handler runs, so that an oversized request changes nothing and never reaches the database.
+/// Reads at most ``BodyLimit/of(_:)`` bytes of a request body, answering 413 beyond: the whole body is read
+/// before any handler runs, so that an oversized request changes nothing and never reaches the database.
 struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
-    /// 1 MiB: far above any catalog request (a full product is a few KiB).
-    static var limit: Int { 1 << 20 }
-
-    /// The limit of `request`'s route: a StoreKit import takes a whole file, every other route ``limit``.
-    static func limit(for request: Request) -> Int {
-        StoreKitFileMiddleware<Context>.Route(request) == .importFile ? StoreKitFileMiddleware<Context>.fileLimit : limit
-    }
-
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
     {
-        let limit = Self.limit(for: request)
+        let limit = BodyLimit.of(request)
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
             throw Problem.payloadTooLarge(limit: limit)
         }
@@ -28,5 +21,28 @@ struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
         }
         request.body = RequestBody(buffer: body)
         return try await next(request, context)
+    }
+}
+
+/// How large a request body may be, by what it is: a JSON document of the API, or a file.
+enum BodyLimit {
+    /// 1 MiB: far above any catalog request (a full product is a few KiB).
+    static let document = 1 << 20
+
+    /// 32 MiB for a file (`application/octet-stream`; the StoreKit import is the one operation that takes
+    /// one, openapi.yaml): a file of 10,000 products with a few localizations each is about 6 MB, and App
+    /// Store Connect allows 10,000 products per app. Sent to an operation that takes JSON, it is refused 415.
+    static let file = 32 << 20
+
+    /// The limit of `request`'s body, by its media type.
+    static func of(_ request: Request) -> Int {
+        isFile(request.headers[.contentType]) ? file : document
+    }
+
+    /// Whether `contentType` is `application/octet-stream`, parameters aside.
+    static func isFile(_ contentType: String?) -> Bool {
+        guard let contentType else { return false }
+        let type = contentType.prefix { $0 != ";" }.trimmingCharacters(in: .whitespaces)
+        return type.caseInsensitiveCompare("application/octet-stream") == .orderedSame
     }
 }

@@ -26,7 +26,7 @@ struct IdempotencyMiddleware<Context: RequestContext>: RouterMiddleware {
         guard (1...255).contains(idempotencyKey.count) else {
             throw Problem.validation([.init(field: "Idempotency-Key", rule: "maxLength", message: "1–255 characters")])
         }
-        let body = try await request.body.collect(upTo: BodyLimitMiddleware<Context>.limit(for: request))
+        let body = try await request.body.collect(upTo: BodyLimit.of(request))
         var hasher = SHA256()
         hasher.update(data: Data("\(request.method.rawValue) \(request.uri.path)\n".utf8))
         hasher.update(data: Data(body.readableBytesView))

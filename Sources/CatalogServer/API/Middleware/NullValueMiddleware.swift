@@ -5,17 +5,17 @@ import NIOCore
 
 /// Refuses, with 422 naming the member, a JSON body that holds `null`. No member of the document is nullable,
 /// and the generated layer reads a `null` member as an absent one: `{"primaryLocale": null}` in an edit would
-/// pass as "leave it unchanged" instead of being refused as the wrong type. A StoreKit import's body is a
-/// file of another format (Xcode writes `null`s), so it is not checked here.
+/// pass as "leave it unchanged" instead of being refused as the wrong type. Only JSON bodies are checked: a
+/// StoreKit file (Xcode writes `null`s) is sent as `application/octet-stream`.
 struct NullValueMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
     {
-        guard request.headers[.contentType]?.lowercased().contains("json") == true,
-              StoreKitFileMiddleware<Context>.Route(request) != .importFile
-        else { return try await next(request, context) }
+        guard request.headers[.contentType]?.lowercased().contains("json") == true else {
+            return try await next(request, context)
+        }
         var request = request
-        let body = try await request.body.collect(upTo: BodyLimitMiddleware<Context>.limit(for: request))
+        let body = try await request.body.collect(upTo: BodyLimit.of(request))
         if Self.mayHoldNull(body.readableBytesView), let path = Self.nullPath(in: Data(body.readableBytesView)) {
             throw Problem.validation([FieldProblem(field: path, rule: "type",
                                                    message: "must not be null (leave it out to keep it unchanged)")])

@@ -11,7 +11,7 @@ struct UTF8BodyMiddleware<Context: RequestContext>: RouterMiddleware {
             return try await next(request, context)
         }
         var request = request
-        let body = try await request.body.collect(upTo: BodyLimitMiddleware<Context>.limit(for: request))
+        let body = try await request.body.collect(upTo: BodyLimit.of(request))
         guard String(validating: body.readableBytesView, as: UTF8.self) != nil else {
             throw Problem("bad-request", .badRequest, "The body is not valid JSON",
                           detail: "a JSON body must be encoded in UTF-8")

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CatalogAPI
 import Foundation
+import OpenAPIRuntime
 
 /// `export`: take a catalog out as a file.
 struct Export: AsyncParsableCommand {
@@ -54,24 +55,24 @@ extension Export {
         func run() async throws {
             let session = try Session(global)
             let app = try session.app(app)
-            let transfer = StoreKitTransfer()
-            try await StoreKitTransfer.$current.withValue(transfer) {
-                try await session.answer({
-                    try await $0.exportStoreKit(path: .init(bundleId: app),
-                                                query: .init(revision: revision == .draft ? .draft : .live))
-                }) { _ = try $0.ok }
-            }
-            guard let download = transfer.download else {
-                throw CommandFailure(.serverError, "the server's answer held no file")
+            let ok = try await session.answer({
+                try await $0.exportStoreKit(path: .init(bundleId: app),
+                                            query: .init(revision: revision == .draft ? .draft : .live))
+            }) { try $0.ok }
+            let file: Data
+            do {
+                file = try await Data(collecting: try ok.body.binary, upTo: ResponseRecorder.maximumBody)
+            } catch {
+                throw CommandFailure(.serverError, "the file could not be read from the server's answer: \(error)")
             }
             let console = session.console
-            console.write(download.body)
-            let skipped = SkippedProducts(header: download.skipped)
+            console.write(file)
+            let skipped = SkippedProducts(header: ok.headers.xSkippedProducts)
             for item in skipped.items {
                 console.note(console.paintError("skipped:", .yellow) + " \(item.productID): \(item.explanation)")
             }
             guard session.format == .human else { return }
-            console.note("Exported the \(revision.rawValue) catalog of \(app) (\(ByteSize(download.body.count)))"
+            console.note("Exported the \(revision.rawValue) catalog of \(app) (\(ByteSize(file.count)))"
                 + (skipped.items.isEmpty ? "." : "; \(skipped.items.count) product\(skipped.items.count == 1 ? "" : "s") left out."))
         }
     }

@@ -54,7 +54,7 @@ extension Import {
 
         @OptionGroup var global: GlobalOptions
 
-        /// The server's limit for a file (StoreKitFileMiddleware's on the server).
+        /// The server's limit for a file (`BodyLimit.file` on the server).
         static let maximumSize = 32 << 20
 
         func run() async throws {
@@ -65,19 +65,16 @@ extension Import {
                 throw CommandFailure.badInput(file, "\(ByteSize(data.count)) is more than the server takes (\(ByteSize(Self.maximumSize)))")
             }
             let name = file == "-" ? nil : URL(fileURLWithPath: file).lastPathComponent
-            let transfer = StoreKitTransfer(upload: data)
-            let progress = ImportProgress(transfer: transfer, total: data.count, products: Self.productCount(data),
-                                          console: session.console)
+            let upload = CountedUpload(data)
+            let progress = ImportProgress(upload: upload, products: Self.productCount(data), console: session.console)
             let result: Components.Schemas.StoreKitImport
             do {
-                result = try await StoreKitTransfer.$current.withValue(transfer) {
-                    try await session.answer({
-                        try await $0.importStoreKit(
-                            path: .init(bundleId: app),
-                            query: .init(dryRun: dryRun, currency: currency, fileName: name),
-                            body: .json(.init()))
-                    }) { try read($0, name: name, session: session) }
-                }
+                result = try await session.answer({
+                    try await $0.importStoreKit(
+                        path: .init(bundleId: app),
+                        query: .init(dryRun: dryRun, currency: currency, fileName: name),
+                        body: .binary(upload.body()))
+                }) { try read($0, name: name, session: session) }
             } catch {
                 await progress.finish()
                 throw error
@@ -100,6 +97,8 @@ extension Import {
                 throw session.failure(409, try answer.body.applicationProblemJson)
             case .contentTooLarge(let answer):
                 throw session.failure(413, try answer.body.applicationProblemJson)
+            case .unsupportedMediaType(let answer):
+                throw session.failure(415, try answer.body.applicationProblemJson)
             case .unprocessableContent(let answer):
                 let problem = try answer.body.applicationProblemJson
                 var failure = session.failure(422, problem)
@@ -181,22 +180,23 @@ final class ImportProgress: Sendable {
     private let drawing: Task<Void, Never>?
     private let console: Console
 
-    init(transfer: StoreKitTransfer, total: Int, products: Int?, console: Console) {
+    init(upload: CountedUpload, products: Int?, console: Console) {
         self.console = console
         guard console.errorIsTerminal else {
             drawing = nil
             return
         }
         let what = products.map { "\($0) product\($0 == 1 ? "" : "s")" } ?? "the file"
+        let total = upload.file.count
         drawing = Task {
             var uploadedAt: ContinuousClock.Instant?
             while !Task.isCancelled {
                 let line: String
-                if !transfer.isUploaded {
+                if !upload.isFinished {
                     let width = ProgressBar.width
-                    let filled = total == 0 ? width : width * transfer.sent / total
+                    let filled = total == 0 ? width : width * upload.sent / total
                     line = "Uploading \(what): " + String(repeating: "█", count: filled)
-                        + String(repeating: "░", count: width - filled) + " \(ByteSize(transfer.sent)) of \(ByteSize(total))"
+                        + String(repeating: "░", count: width - filled) + " \(ByteSize(upload.sent)) of \(ByteSize(total))"
                 } else {
                     let since = uploadedAt ?? ContinuousClock.now
                     uploadedAt = since
