@@ -94,6 +94,21 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Measures and checks the signed-data verifier on the purchases benchmark's data (docs/performance.md).
+        .executableTarget(
+            name: "purchases-verify",
+            dependencies: [
+                "AppStoreStandIn",
+                "PurchaseCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "X509", package: "swift-certificates"),
+            ],
+            path: "bench/purchases-verify",
+            exclude: ["run.sh"],
+            swiftSettings: strict
+        ),
         // The .storekit file format alone: reads and writes Xcode's StoreKit configuration files, no catalog.
         .target(name: "StoreKitConfiguration", swiftSettings: strict),
         // Between StoreKit files and the catalog: import plans checked by CatalogCore's rules, and exports.
