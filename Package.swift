@@ -128,10 +128,18 @@ let package = Package(
             resources: [.copy("Migrations")],
             swiftSettings: strict
         ),
+        // What both ends of the API agree on beyond the generated types: the document itself, its JSON and date
+        // encoding (`Configuration.catalog`), how a decoding error is read.
+        .target(
+            name: "CatalogAPIConventions",
+            dependencies: [.product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
+            // A link to CatalogAPI's document, built into the code (a copied link would point nowhere).
+            resources: [.embedInCode("openapi.yaml")],
+            swiftSettings: strict
+        ),
         .target(
             name: "CatalogAPI",
             dependencies: [.product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
-            resources: [.copy("openapi.yaml")],
             // The generated code warns; our own targets stay free of warnings.
             swiftSettings: [.unsafeFlags(["-suppress-warnings"])],
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
@@ -151,6 +159,7 @@ let package = Package(
             name: "CatalogServer",
             dependencies: [
                 "CatalogAPI",
+                "CatalogAPIConventions",
                 "CatalogAPIServer",
                 "CatalogCore",
                 "CatalogStore",
@@ -202,6 +211,7 @@ let package = Package(
             name: "iap-admin",
             dependencies: [
                 "CatalogAPI",
+                "CatalogAPIConventions",
                 "CatalogClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -279,6 +289,7 @@ let package = Package(
             dependencies: [
                 "AppStoreStandIn",
                 "CatalogAPI",
+                "CatalogAPIConventions",
                 "CatalogCore",
                 "CatalogServer",
                 "CatalogStore",
@@ -320,6 +331,7 @@ let package = Package(
             name: "ProcessTests",
             dependencies: [
                 "CatalogAPI",
+                "CatalogAPIConventions",
                 "CatalogCore",
                 "CatalogStore",
                 "CatalogTestSupport",

@@ -1,4 +1,5 @@
 import CatalogAPI
+import CatalogAPIConventions
 import CatalogAPIServer
 import CatalogStore
 import Foundation
@@ -109,9 +110,8 @@ func buildRouter(database: Database, migrator: Migrator, snapshots: IdentifierSn
     router.add(middleware: NullValueMiddleware())
     router.add(middleware: IdempotencyMiddleware(store: database.idempotency))
     router.get("/openapi.yaml") { _, _ -> Response in
-        guard let document = CatalogAPIDocument.yaml else { throw Problem.internalError }
-        return Response(status: .ok, headers: [.contentType: "application/yaml"],
-                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: document)))
+        Response(status: .ok, headers: [.contentType: "application/yaml"],
+                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: CatalogAPIDocument.yaml)))
     }
     router.get("/metrics") { _, _ -> Response in
         Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],

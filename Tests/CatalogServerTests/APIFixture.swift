@@ -1,4 +1,5 @@
 import CatalogAPI
+import CatalogAPIConventions
 import CatalogCore
 import CatalogServer
 import CatalogStore

@@ -1,4 +1,4 @@
-import CatalogAPI
+import CatalogAPIConventions
 import Foundation
 import Testing
 

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import CatalogAPI
+import CatalogAPIConventions
 import Foundation
 import NIOCore
 import NIOHTTP1

@@ -1,4 +1,4 @@
-import CatalogAPI
+import CatalogAPIConventions
 import CatalogCore
 import CatalogStore
 import Foundation

@@ -1,6 +1,7 @@
 import ArgumentParser
 import AsyncHTTPClient
 import CatalogAPI
+import CatalogAPIConventions
 import CatalogClient
 import Foundation
 import HTTPTypes

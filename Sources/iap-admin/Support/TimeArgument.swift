@@ -1,5 +1,5 @@
 import ArgumentParser
-import CatalogAPI
+import CatalogAPIConventions
 import Foundation
 
 /// An instant given on the command line: RFC 3339 as the API writes it (`2026-11-21T09:30:00Z`), or a
