@@ -13,9 +13,11 @@ import Synchronization
 /// server makes, which were more than a third of an action's cost (docs/performance.md).
 ///
 /// At most ``maximumRunning`` batches run at once, each of at most ``maximumSize`` changes; a change that
-/// arrives while they run waits for the next. When a batch's statement fails for any other reason than a
-/// database that is away (a deadlock with a concurrent writer, a trigger's refusal of one change), its changes
-/// are written again one by one, so that each gets its own answer and one refusal is never another's.
+/// arrives while they run waits for the next. A batch locks its product rows in one order (see
+/// ``ProductRepository/SaveStates``), so batches never wait for each other in a circle. When a batch's statement
+/// fails for any other reason than a database that is away (a trigger's refusal of one change, a writer outside
+/// the catalog's statements), its changes are written again one by one, so that each gets its own answer and one
+/// refusal is never another's.
 final class LifecycleBatches: Sendable {
     /// One lifecycle change: `product` over `previous`, made by `cause`, with its event.
     struct Change: Sendable {
@@ -100,11 +102,23 @@ final class LifecycleBatches: Sendable {
             for pending in batch { await Self.writeAlone(pending, on: database) }
             return
         }
-        // The statement answers the ordinal (from 1) of each change it saved.
-        let saved = Set(rows.compactMap { try? $0.decode(Int.self) })
+        // The batch is committed: a row that does not decode leaves unknown which changes were saved. Each is
+        // then an error, never "not saved" (a conflict that did not happen), nor written again.
+        let saved: Set<Int>
+        do {
+            saved = try Self.savedOrdinals(rows)
+        } catch {
+            for pending in batch { pending.continuation.resume(throwing: error) }
+            return
+        }
         for (index, pending) in batch.enumerated() {
             pending.continuation.resume(returning: saved.contains(index + 1))
         }
+    }
+
+    /// The ordinals (from 1) of the changes ``ProductRepository/SaveStates`` saved, one per row it answered.
+    static func savedOrdinals(_ rows: [PostgresRow]) throws -> Set<Int> {
+        Set(try rows.map { try $0.decode(Int.self) })
     }
 
     private static func writeAlone(_ pending: Pending, on database: Database) async {

@@ -175,10 +175,15 @@ public struct ProductRepository: Sendable {
 
     /// Several lifecycle changes with their events, for ``LifecycleBatches``: each a compare-and-set as in
     /// ``SaveState``; answers the ordinal (from 1) of every change saved. Of two changes of one product, at most
-    /// one is saved. The updated rows are sorted before their events are appended, so that every product row is
-    /// locked before any chain head, and the chain heads in one order. The product rows are locked in the order
-    /// the plan meets them: two batches changing the same products can deadlock, and PostgreSQL then refuses
-    /// one of them, which ``LifecycleBatches`` writes again change by change (docs/decisions.md).
+    /// one is saved. bench/ceiling/batch.sql repeats this statement for pgbench: a change here belongs there too.
+    ///
+    /// Every row is locked in one order, so that two batches never wait for each other in a circle: first the
+    /// products, by `SELECT … ORDER BY app, product_id FOR NO KEY UPDATE` (PostgreSQL locks the rows as the sort
+    /// hands them out, whatever plan finds them; the update's own join would lock them in the order its plan
+    /// meets them), then the chain heads, as the events are appended in the same order after every product is
+    /// updated. The update changes the row versions it locked, by their tuple id: a row that another writer
+    /// changed meanwhile was locked in its new version, which this statement's snapshot does not see, so it is
+    /// not saved, as its compare-and-set would have said.
     struct SaveStates: PreparedQuery {
         static let name = "ProductRepository.SaveStates"
         static let sql = """
@@ -188,14 +193,18 @@ public struct ProductRepository: Sendable {
                                      $12::text[])
                     WITH ORDINALITY AS c(app, product_id, version, state, next_state, next_version, cause,
                                          cleared_for_sale, submitted_from, ever_submitted, updated_at, event, ordinal)
+            ), locked AS (
+                SELECT p.ctid AS row, p.app, p.product_id FROM products p
+                WHERE (p.app, p.product_id) IN (SELECT app, product_id FROM change)
+                ORDER BY p.app, p.product_id
+                FOR NO KEY UPDATE OF p
             ), changed AS (
                 UPDATE products p SET
                     state = c.next_state::review_state, version = c.next_version, last_change = c.cause,
                     cleared_for_sale = c.cleared_for_sale, submitted_from = nullif(c.submitted_from, '')::review_state,
                     ever_submitted = c.ever_submitted, updated_at = c.updated_at
-                FROM change c
-                WHERE p.app = c.app AND p.product_id = c.product_id AND p.version = c.version
-                  AND p.state = c.state::review_state
+                FROM locked l JOIN change c ON c.app = l.app AND c.product_id = l.product_id
+                WHERE p.ctid = l.row AND p.version = c.version AND p.state = c.state::review_state
                 RETURNING c.ordinal, c.app, c.product_id, c.event)
             SELECT ordinal, history_append(event::jsonb)
             FROM (SELECT * FROM changed ORDER BY app, product_id) AS saved

@@ -81,6 +81,16 @@ struct LifecycleBatchesTests {
         }
     }
 
+    @Test("a row of a saved batch that does not decode is an error, never a change taken for not saved")
+    func undecodableRow() async throws {
+        try await Self.withBatching("lifecycle_batches") { database, _ in
+            let rows = try await database.execute("SELECT 2::bigint, 7::bigint UNION ALL SELECT 5, 8")
+            #expect(try LifecycleBatches.savedOrdinals(rows) == [2, 5])
+            let undecodable = try await database.execute("SELECT 2::bigint, 7::bigint UNION ALL SELECT NULL, 8")
+            #expect(throws: PostgresDecodingError.self) { try LifecycleBatches.savedOrdinals(undecodable) }
+        }
+    }
+
     @Test("a change the database refuses is refused alone; the changes written with it are saved")
     func refusalIsAlone() async throws {
         try await Self.withBatching("lifecycle_batches") { database, _ in

@@ -1,7 +1,8 @@
 -- pgbench script for bench/run.sh's "ceiling" step: sixteen actions made the way the service makes them under
 -- load: each product read on its own (ProductRepository.findWithApp), then all sixteen changes written by one
--- statement shaped as ProductRepository.SaveStates (the compare-and-set updates, their rows sorted, then each
--- event appended by history_append) and one commit, as LifecycleBatches writes concurrent actions. No HTTP
+-- statement shaped as ProductRepository.SaveStates (the product rows locked in (app, product_id) order, the
+-- compare-and-set updates of the rows locked, their rows sorted, then each event appended by history_append) and
+-- one commit, as LifecycleBatches writes concurrent actions. No HTTP
 -- server in the way: what PostgreSQL alone commits of the service's statements on this machine.
 --
 --   pgbench -M prepared -n -c 32 -j 2 -T 20 -D apps=32 -D per_app=100 -D prefix=com.example.actions \
@@ -85,11 +86,17 @@ WITH change AS (
     WHERE p.app = :prefix || lpad(:app::text, 2, '0')
       AND p.product_id = format('%s.%s%s', p.app, (ARRAY['coins', 'gems', 'pass', 'skin', 'bundle'])[1 + n % 5],
                                 lpad(n::text, 4, '0'))
+), locked AS (
+    SELECT p.ctid AS row, p.app, p.product_id FROM products p
+    WHERE (p.app, p.product_id) IN (SELECT app, product_id FROM change)
+    ORDER BY p.app, p.product_id
+    FOR NO KEY UPDATE OF p
 ), changed AS (
     UPDATE products p SET state = c.next, version = p.version + 1, last_change = c.action,
         cleared_for_sale = p.cleared_for_sale, submitted_from = CASE WHEN c.action = 'submit_change' THEN c.state END,
         ever_submitted = p.ever_submitted OR c.action = 'submit_change', updated_at = now()
-    FROM change c WHERE p.app = c.app AND p.product_id = c.product_id AND p.version = c.version AND p.state = c.state
+    FROM locked l JOIN change c ON c.app = l.app AND c.product_id = l.product_id
+    WHERE p.ctid = l.row AND p.version = c.version AND p.state = c.state
     RETURNING p.app, p.product_id, p.version, c.action, c.state AS from_state, c.next
 )
 SELECT history_append(jsonb_build_object(
