@@ -46,8 +46,8 @@ public func buildApplication(_ arguments: some ServerArguments) async throws -> 
     // private key (docs/storekit.md): the database's logger stays at info or above.
     var databaseLogger = logger
     databaseLogger.logLevel = max(logger.logLevel, .info)
-    // The requests' connections (ConnectionPool); the client's are for listening and migrating, two of them
-    // held for as long as the service listens.
+    // The requests' connections (ConnectionPool); the client's are for listening and migrating, one of them
+    // held for as long as the service listens (CatalogChanges).
     var connection = try arguments.databaseURL.connectionConfiguration()
     connection.options.connectTimeout = .seconds(3)
     connection.options.additionalStartupParameters = startup
@@ -61,6 +61,9 @@ public func buildApplication(_ arguments: some ServerArguments) async throws -> 
     let client = PostgresClient(configuration: configuration, backgroundLogger: databaseLogger)
     let database = Database(client: client, logger: databaseLogger, pool: pool, batching: true)
     let migrator = Migrator(migrations: try Migrator.bundled(), logger: logger)
+    // The one change feed of this process, on a connection of the client's; its consumers stop before it does
+    // (services stop in the reverse order of this list).
+    let changes = database.changes(logger: logger)
     let snapshots = IdentifierSnapshots()
     let keyCache = KeyCache()
     let metrics = ServiceMetrics(pool: pool, snapshots: snapshots,
@@ -72,8 +75,10 @@ public func buildApplication(_ arguments: some ServerArguments) async throws -> 
         server: IdentifierHTTP1Channel.server(idleTimeout: .seconds(limits.idleTimeout.components.seconds),
                                               snapshots: snapshots, metrics: metrics, serverName: "iap-catalog"),
         configuration: .init(address: .hostname(arguments.hostname, port: arguments.port), serverName: "iap-catalog"),
-        services: [client, pool, IdentifierSnapshotService(feed: database.identifiers, snapshots: snapshots, logger: logger),
-                   KeyChangeService(keys: database.keys, cache: keyCache, logger: logger)],
+        services: [client, pool, changes,
+                   IdentifierSnapshotService(changes: changes, feed: database.identifiers, snapshots: snapshots,
+                                             logger: logger),
+                   KeyChangeService(changes: changes, cache: keyCache)],
         logger: logger)
     app.beforeServerStarts {
         let applied = if let owner = arguments.migrationDatabaseURL {

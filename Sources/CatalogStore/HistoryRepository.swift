@@ -55,6 +55,13 @@ public struct HistoryRepository: Sendable {
                                               after: position.afterSequence, limit: limit)).map(Self.event(from:))
     }
 
+    /// The events `filter` selects numbered after `sequence` and up to `through`, oldest first, at most `limit`:
+    /// what the change feed reads (``CatalogChanges``), which knows how far events can no longer appear.
+    func list(_ filter: HistoryFilter, after sequence: Int64, through: Int64, limit: Int) async throws -> [HistoryEvent] {
+        try await database.execute(Self.query(filter, newestFirst: false, horizon: nil, after: sequence,
+                                              through: through, limit: limit)).map(Self.event(from:))
+    }
+
     /// Every event `filter` selects, in sequence order, read in batches of `batchSize` as the reader takes
     /// them: an export holds one batch at a time, whatever its size. The batches are keyset pages over one
     /// horizon, as listings are, so the export is the consistent set of events finished when it began; each
@@ -73,7 +80,7 @@ public struct HistoryRepository: Sendable {
     /// The events `filter` selects; every condition is a parameter that is NULL when it does not apply (the
     /// statement is planned with its values, so the ones that apply use their indexes).
     private static func query(_ filter: HistoryFilter, newestFirst: Bool, horizon: String?, after: Int64?,
-                              limit: Int?) -> PostgresQuery {
+                              through: Int64? = nil, limit: Int?) -> PostgresQuery {
         let apps = filter.visibleApps.map { $0.sorted() }
         let actorKey = filter.actor.flatMap { UUID(uuidString: $0) }
         let actorName = actorKey == nil ? filter.actor : nil
@@ -91,6 +98,7 @@ public struct HistoryRepository: Sendable {
               AND (\(filter.since)::timestamptz IS NULL OR at >= \(filter.since))
               AND (\(filter.until)::timestamptz IS NULL OR at < \(filter.until))
               AND (\(horizon)::xid8 IS NULL OR txid < \(horizon)::xid8)
+              AND (\(through)::bigint IS NULL OR sequence <= \(through))
               AND (\(after)::bigint IS NULL OR (\(newestFirst) AND sequence < \(after))
                    OR (NOT \(newestFirst) AND sequence > \(after)))
             ORDER BY sequence \(unescaped: newestFirst ? "DESC" : "ASC")

@@ -7,12 +7,9 @@ public struct OnSaleProduct: Sendable, Hashable {
     public let type: PurchaseType
 }
 
-/// What the public product-identifier lists are made from, and the notifications that say when to remake
-/// one (migration 0005 sends them in the transaction of every change that alters a list).
+/// What the public product-identifier lists are made from. ``CatalogChanges`` says when to remake one
+/// (``CatalogChanges/Notice/identifiers(app:)``, notified in the transaction of every change that alters a list).
 public struct IdentifierFeed: Sendable {
-    /// The channel the database notifies, with the app's bundle id as payload.
-    public static let channel = "product_identifiers"
-
     let database: Database
 
     /// The products on sale of every app (apps without any have an empty list), in byte order.
@@ -43,14 +40,6 @@ public struct IdentifierFeed: Sendable {
             }
             return lists
         }
-    }
-
-    /// Listens for changes until cancelled or the connection fails (then it throws, and the caller
-    /// listens again): `listening` runs once the subscription is in place, so that whatever it reads
-    /// cannot miss a change; `changed` runs with each changed app's bundle id.
-    public func listen(listening: @Sendable () async throws -> Void,
-                       changed: @Sendable (String) async -> Void) async throws {
-        try await database.listen(on: Self.channel, listening: listening, notified: changed)
     }
 }
 

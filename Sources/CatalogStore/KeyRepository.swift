@@ -5,9 +5,6 @@ import PostgresNIO
 
 /// API keys in PostgreSQL, stored by the hash of their token.
 public struct KeyRepository: Sendable {
-    /// The channel the database notifies when a key is changed or deleted (migration 0007), with its id.
-    public static let channel = "api_keys"
-
     let database: Database
 
     static let columns = "id, name, role::text, apps, created_at, expires_at, revoked_at"
@@ -69,14 +66,6 @@ public struct KeyRepository: Sendable {
                 """)
             return !rows.isEmpty
         }
-    }
-
-    /// Listens for changed keys until cancelled or the connection fails (then it throws, and the caller
-    /// listens again): `listening` runs once the subscription is in place, `changed` with each changed key's
-    /// id (empty when all were removed).
-    public func listen(listening: @Sendable () async throws -> Void,
-                       changed: @Sendable (String) async -> Void) async throws {
-        try await database.listen(on: Self.channel, listening: listening, notified: changed)
     }
 
     static func key(from row: PostgresRow) throws -> APIKey {

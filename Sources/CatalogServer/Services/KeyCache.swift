@@ -3,9 +3,9 @@ import Foundation
 import Synchronization
 
 /// The API keys this server has authenticated, by the hash of their token, so that a request need not read
-/// its key from the database. Keys are kept only while ``KeyChangeService`` listens for the database's notice
-/// of a changed key, and all are forgotten at each notice: revocations are rare, and a key's next request
-/// reads it again. Unknown tokens are never kept.
+/// its key from the database. Keys are kept only while the change feed listens for the database's notice of a
+/// changed key (``KeyChangeService``), and all are forgotten at each notice: revocations are rare, and a key's
+/// next request reads it again. Unknown tokens are never kept.
 ///
 /// A key read from the database just as a notice arrives may be the old one: it is kept only if no notice
 /// came between the moment it was asked for (its ``Ticket``) and the moment it is stored.
