@@ -47,7 +47,7 @@ struct BatchLockOrderTests {
                 for writer in 0..<4 {
                     group.addTask {
                         var tally = Tally()
-                        for _ in 0..<150 {
+                        for _ in 0..<60 {
                             let products = try await database.products.list(app.bundleID, filter: ProductFilter(),
                                                                             after: nil, limit: 100)
                             var changes = try products.map { try Self.nextChange(of: $0, in: app) }
