@@ -187,6 +187,7 @@ let package = Package(
                 "CatalogCore",
                 "CatalogServer",
                 "CatalogStore",
+                "PurchaseCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -330,11 +331,13 @@ let package = Package(
         .testTarget(
             name: "ProcessTests",
             dependencies: [
+                "AppStoreStandIn",
                 "CatalogAPI",
                 "CatalogAPIConventions",
                 "CatalogCore",
                 "CatalogStore",
                 "CatalogTestSupport",
+                "PurchaseCore",
                 // Not imported: the process tests run its binary, which this makes SwiftPM build first.
                 "iap-server",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -10,6 +10,7 @@ import NIOCore
 import OpenAPIHummingbird
 import OpenAPIRuntime
 import PostgresNIO
+import PurchaseCore
 
 /// What the service needs to run: where to listen and where the database is. The `serve` command and the
 /// tests both provide it, so that tests run the real wiring.
@@ -22,11 +23,14 @@ public protocol ServerArguments: Sendable {
     var migrationDatabaseURL: DatabaseURL? { get }
     var logLevel: Logger.Level { get }
     var limits: ServiceLimits { get }
+    /// The roots App Store signed data must chain to (`APPSTORE_ROOT_CERTIFICATES`; Apple Root CA - G3 by default).
+    var trustedRoots: TrustedRoots { get }
 }
 
 extension ServerArguments {
     public var migrationDatabaseURL: DatabaseURL? { nil }
     public var limits: ServiceLimits { .standard }
+    public var trustedRoots: TrustedRoots { .appleRootCAG3 }
 }
 
 /// The whole service: the PostgreSQL client as a service, migrations before the server starts, the
@@ -68,8 +72,10 @@ public func buildApplication(_ arguments: some ServerArguments) async throws -> 
     let keyCache = KeyCache()
     let metrics = ServiceMetrics(pool: pool, snapshots: snapshots,
                                  lifecycleChanges: { database.unansweredLifecycleChanges })
+    let signals = SubmissionSignals()
     let router = try buildRouter(database: database, migrator: migrator, snapshots: snapshots, metrics: metrics,
-                                 limits: limits, keyCache: keyCache)
+                                 limits: limits, keyCache: keyCache,
+                                 verifier: SignedDataVerifier(roots: arguments.trustedRoots), signals: signals)
     var app = Application(
         responder: IdentifierFastPath(snapshots: snapshots, metrics: metrics, next: router.buildResponder()),
         server: IdentifierHTTP1Channel.server(idleTimeout: .seconds(limits.idleTimeout.components.seconds),
@@ -94,11 +100,16 @@ public func buildApplication(_ arguments: some ServerArguments) async throws -> 
 /// The routes: the OpenAPI operations behind the middlewares, and `GET /openapi.yaml`. (The public
 /// identifier list is answered before routing, by ``IdentifierFastPath``.)
 func buildRouter(database: Database, migrator: Migrator, snapshots: IdentifierSnapshots, metrics: ServiceMetrics,
-                 limits: ServiceLimits, keyCache: KeyCache, now: @escaping @Sendable () -> Date = Date.init)
+                 limits: ServiceLimits, keyCache: KeyCache, verifier: SignedDataVerifier, signals: SubmissionSignals,
+                 now: @escaping @Sendable () -> Date = Date.init)
     throws -> Router<BasicRequestContext>
 {
-    let handler = CatalogAPIHandler(database: database, migrator: migrator, snapshots: snapshots, metrics: metrics,
-                                    keyCache: keyCache, now: now)
+    let handler = CatalogAPIHandler(
+        database: database, migrator: migrator, snapshots: snapshots, metrics: metrics, keyCache: keyCache,
+        verifier: verifier, signals: signals,
+        accountLimiter: RateLimiter(rate: limits.submissionsPerSecondPerAccount, burst: limits.burstPerAccount),
+        storeSettings: StoreSettingsCache(),
+        now: now)
     let router = Router(context: BasicRequestContext.self)
     router.add(middleware: RequestIDMiddleware())
     router.add(middleware: ObservabilityMiddleware(metrics: metrics))
@@ -110,7 +121,8 @@ func buildRouter(database: Database, migrator: Migrator, snapshots: IdentifierSn
     // Who is calling is settled before any of the body is judged: without a key, 401, not a validation error.
     router.add(middleware: AuthenticationMiddleware(
         keys: database.keys, cache: keyCache,
-        rateLimiter: RateLimiter(rate: limits.requestsPerSecondPerKey, burst: limits.burstPerKey)))
+        rateLimiter: RateLimiter(rate: limits.requestsPerSecondPerKey, burst: limits.burstPerKey),
+        clientRateLimiter: RateLimiter(rate: limits.requestsPerSecondPerClientKey, burst: limits.burstPerClientKey)))
     router.add(middleware: UTF8BodyMiddleware())
     router.add(middleware: NullValueMiddleware())
     router.add(middleware: IdempotencyMiddleware(store: database.idempotency))

@@ -14,6 +14,12 @@ public struct ServiceLimits: Sendable {
     /// Requests per second each API key may make on average, and in a burst.
     public var requestsPerSecondPerKey: Double = 100
     public var burstPerKey: Int = 200
+    /// The same for a client key, which every install of its app shares.
+    public var requestsPerSecondPerClientKey: Double = 5_000
+    public var burstPerClientKey: Int = 10_000
+    /// Purchases each account token of an app may submit per second on average, and in a burst.
+    public var submissionsPerSecondPerAccount: Double = 5
+    public var burstPerAccount: Int = 20
 
     public init() {}
 

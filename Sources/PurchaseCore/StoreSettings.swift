@@ -38,6 +38,8 @@ public struct StoreSettings: Sendable, Hashable, CustomStringConvertible, Custom
     public static let listableEnvironments: Set<AppStoreEnvironment> = [.production, .sandbox]
     /// The longest shared secret kept (Apple's are 32 hex digits).
     public static let sharedSecretLimit = 256
+    /// The App Store's app identifiers: positive, and exact in a JSON number (2^53 − 1 at most).
+    public static let appAppleIdRange: ClosedRange<Int64> = 1...9_007_199_254_740_991
 
     /// Whether `environment` is accepted for this app.
     public func accepts(_ environment: AppStoreEnvironment) -> Bool {
@@ -62,8 +64,9 @@ public struct StoreSettings: Sendable, Hashable, CustomStringConvertible, Custom
                                              message: "must be 1 to \(Self.sharedSecretLimit) printable ASCII characters without spaces"))
             }
         }
-        if let appAppleId = update.appAppleId, appAppleId < 1 {
-            problems.append(FieldProblem(field: "appAppleId", rule: "minimum", message: "must be at least 1"))
+        if let appAppleId = update.appAppleId, !Self.appAppleIdRange.contains(appAppleId) {
+            problems.append(FieldProblem(field: "appAppleId", rule: "range",
+                                         message: "must be between 1 and \(Self.appAppleIdRange.upperBound)"))
         }
         if let environments = update.environments {
             if environments.isEmpty {

@@ -4,6 +4,7 @@ import CatalogStore
 import Foundation
 import Hummingbird
 import Logging
+import PurchaseCore
 
 /// Migrates the database if needed, then serves until SIGINT or SIGTERM, finishing in-flight requests.
 struct Serve: AsyncParsableCommand, ServerArguments {
@@ -22,6 +23,10 @@ struct Serve: AsyncParsableCommand, ServerArguments {
 
     @Option(name: .customLong("port"), help: "Port to listen on (default: $PORT or 8080).")
     var portOption: Int?
+
+    @Option(name: .customLong("appstore-root-certificates"),
+            help: "PEM or DER files, comma-separated, whose certificates replace Apple Root CA - G3 as the roots App Store signed data must chain to (default: $APPSTORE_ROOT_CERTIFICATES).")
+    var rootCertificatesOption: String?
 
     var hostname: String { hostnameOption ?? ProcessInfo.processInfo.environment["HOST"] ?? "127.0.0.1" }
     var port: Int { portOption ?? ProcessInfo.processInfo.environment["PORT"].flatMap(Int.init) ?? 8080 }
@@ -44,7 +49,39 @@ struct Serve: AsyncParsableCommand, ServerArguments {
         if let value = number("IDLE_TIMEOUT_SECONDS") { limits.idleTimeout = .seconds(Int(value)) }
         if let value = number("RATE_LIMIT_PER_SECOND") { limits.requestsPerSecondPerKey = value }
         if let value = number("RATE_LIMIT_BURST") { limits.burstPerKey = max(1, Int(value)) }
+        if let value = number("RATE_LIMIT_CLIENT_PER_SECOND") { limits.requestsPerSecondPerClientKey = value }
+        if let value = number("RATE_LIMIT_CLIENT_BURST") { limits.burstPerClientKey = max(1, Int(value)) }
+        if let value = number("RATE_LIMIT_ACCOUNT_PER_SECOND") { limits.submissionsPerSecondPerAccount = value }
+        if let value = number("RATE_LIMIT_ACCOUNT_BURST") { limits.burstPerAccount = max(1, Int(value)) }
         return limits
+    }
+
+    /// `--appstore-root-certificates`, else `APPSTORE_ROOT_CERTIFICATES`: the files whose certificates are the
+    /// trusted roots; `nil`: Apple Root CA - G3.
+    var rootCertificateFiles: [String]? {
+        guard let text = rootCertificatesOption ?? ProcessInfo.processInfo.environment["APPSTORE_ROOT_CERTIFICATES"],
+              !text.trimmingCharacters(in: .whitespaces).isEmpty
+        else { return nil }
+        return text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    /// The roots of `rootCertificateFiles`, checked by ``validate()`` before the service starts.
+    var trustedRoots: TrustedRoots { (try? Self.roots(rootCertificateFiles)) ?? .appleRootCAG3 }
+
+    static func roots(_ files: [String]?) throws -> TrustedRoots {
+        guard let files else { return .appleRootCAG3 }
+        var contents: [[UInt8]] = []
+        for file in files {
+            guard let data = FileManager.default.contents(atPath: file) else {
+                throw ValidationError("APPSTORE_ROOT_CERTIFICATES: cannot read \(file)")
+            }
+            contents.append(Array(data))
+        }
+        do {
+            return try TrustedRoots(pemOrDER: contents)
+        } catch {
+            throw ValidationError("APPSTORE_ROOT_CERTIFICATES: \(error)")
+        }
     }
 
     func validate() throws {
@@ -54,6 +91,7 @@ struct Serve: AsyncParsableCommand, ServerArguments {
             do { _ = try DatabaseURL(text) } catch { throw ValidationError("MIGRATION_DATABASE_URL: \(error.description)") }
         }
         guard (0...65535).contains(port) else { throw ValidationError("port \(port) is out of range") }
+        _ = try Self.roots(rootCertificateFiles)
     }
 
     func run() async throws {

@@ -10,6 +10,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import NIOCore
+import PurchaseCore
 
 /// The real application, as `iap-server serve` builds it, on the suite's own database: migrated by the owner,
 /// served as the least-privileged service role.
@@ -33,6 +34,8 @@ struct TestArguments: ServerArguments {
         limits.databaseWait = .seconds(30)
         return limits
     }()
+    /// Apple's root, unless a test trusts the stand-in's test chain.
+    var trustedRoots: TrustedRoots = .appleRootCAG3
 }
 
 /// A test's view of the API: requests as a client sends them, answers decoded as the document defines them.
@@ -46,12 +49,13 @@ struct APIFixture: Sendable {
     /// Runs `body` against the application in-process, logging at `logLevel`; `.live` serves it on a port
     /// of the loopback interface (`api.client.port`), through its real channel pipeline.
     func run<Result: Sendable>(limits: ServiceLimits? = nil, logLevel: Logger.Level = .critical,
-                               mode: TestingSetup = .router,
+                               mode: TestingSetup = .router, roots: TrustedRoots? = nil,
                                _ body: @Sendable (API) async throws -> Result) async throws -> Result
     {
         let service = try await TestDatabase.serviceURL(for: url)
         var arguments = TestArguments(databaseURL: service, migrationDatabaseURL: url, logLevel: logLevel)
         if let limits { arguments.limits = limits }
+        if let roots { arguments.trustedRoots = roots }
         let app = try await buildApplication(arguments)
         return try await app.test(mode) { client in try await body(API(client: client)) }
     }

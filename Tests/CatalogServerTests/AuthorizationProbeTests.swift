@@ -30,6 +30,11 @@ struct AuthorizationProbeTests {
             "getProductHistory": everyone, "listHistory": everyone, "verifyHistory": [.admin, .auditor],
             "getCurrentKey": anyKey, "createKey": [.admin], "listKeys": [.admin], "revokeKey": [.admin],
             "importStoreKit": [.admin, .developer], "exportStoreKit": [.admin, .developer, .auditor],
+            "submitPurchase": [.admin, .client], "listSubmissions": [.admin, .developer, .auditor, .client],
+            "getSubmission": [.admin, .developer, .auditor, .client], "retrySubmission": [.admin, .developer],
+            "listTransactions": [.admin, .developer, .auditor], "getTransaction": [.admin, .developer, .auditor],
+            "getTransactionSummary": [.admin, .developer, .auditor],
+            "getStoreSettings": [.admin], "putStoreSettings": [.admin], "receiveAppStoreNotification": anyKey,
         ]
     }()
 

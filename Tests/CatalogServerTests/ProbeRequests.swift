@@ -28,6 +28,11 @@ enum ProbeRequests {
             "updateProduct": #"{"referenceName":"Renamed \#(n)"}"#,
             "performAction": #"{"action":"\#(action.rawValue)","reason":"probe"}"#,
             "createKey": #"{"role":"auditor","name":"probe \#(n)"}"#,
+            // A receipt for an account of its own: queued (the stand-in would verify it), never a rate limit.
+            "submitPurchase": #"{"receipt":"UFJPQkU\#(n)","accountToken":"\#(UUID().uuidString.lowercased())"}"#,
+            "putStoreSettings": #"{"sharedSecret":"probe\#(n)secret","environments":["Production","Sandbox"]}"#,
+            // Not signed data: refused as such (422), whoever sends it.
+            "receiveAppStoreNotification": #"{"signedPayload":"probe.\#(n).payload"}"#,
             // A StoreKit file of one consumable, minified: its strings are nested, so that a probe that changes
             // every string reaches ones the import checks.
             "importStoreKit": #"{"identifier":"probe\#(n)","products":[{"displayPrice":"0.99","familyShareable":false,"internalID":"\#(n)","localizations":[{"description":"A probe","displayName":"Probe \#(n)","locale":"en_US"}],"productID":"file.\#(n)","referenceName":"File \#(n)","type":"Consumable"}],"version":{"major":4,"minor":0}}"#,
@@ -76,7 +81,8 @@ struct ProbeWorld: Sendable {
     func values(_ api: API) async throws -> [String: String] {
         let productID = "probe.\(ProbeRequests.unique())"
         try await api.createProduct(app, productID, type: .consumable, key: keys.admin)
-        return ["bundleId": app, "productId": productID, "groupId": groupID, "keyId": spareKeyID]
+        return ["bundleId": app, "productId": productID, "groupId": groupID, "keyId": spareKeyID,
+                "submissionId": UUID().uuidString.lowercased(), "transactionId": "2000000\(ProbeRequests.unique())"]
     }
 
     func key(_ role: KeyRole) -> String {

@@ -21,16 +21,16 @@ public final class ServerProcess: Sendable {
     public var processIdentifier: Int32 { process.processIdentifier }
 
     /// Starts a server on `url` (as the service's role; migrations by `migrationURL`) and waits until it
-    /// listens, at most `timeout`.
+    /// listens, at most `timeout`. `logLevel`: the server's, else `IAP_TEST_SERVER_LOG_LEVEL`, else info.
     public init(databaseURL: DatabaseURL, migrationURL: DatabaseURL? = nil, environment: [String: String] = [:],
-                timeout: Duration = .seconds(30)) async throws {
+                logLevel: String? = nil, timeout: Duration = .seconds(30)) async throws {
         guard FileManager.default.isExecutableFile(atPath: Self.executable.path) else {
             throw TestSetupError("no server at \(Self.executable.path): run swift build first (scripts/test does)")
         }
         let process = Process()
         process.executableURL = Self.executable
         process.arguments = ["serve", "--port", "0", "--log-level",
-                             ProcessInfo.processInfo.environment["IAP_TEST_SERVER_LOG_LEVEL"] ?? "info"]
+                             logLevel ?? ProcessInfo.processInfo.environment["IAP_TEST_SERVER_LOG_LEVEL"] ?? "info"]
         var variables = ProcessInfo.processInfo.environment
         variables["DATABASE_URL"] = Self.text(databaseURL)
         // These tests load a server with a few keys on purpose: the per-key rate limits (their own tests are

@@ -20,6 +20,8 @@ struct Problem: Error, Sendable {
     var allowedActions: [ReviewAction]?
     /// With a StoreKit import's `conflict`: the file's products that conflict with the catalog.
     var conflicts: [Conflict]?
+    /// With `invalid-proof`: the stable name of the rule the signed data broke.
+    var reason: String?
     /// Extra response headers (`Retry-After`, `WWW-Authenticate`).
     var headers: HTTPFields = [:]
 
@@ -51,13 +53,14 @@ struct Problem: Error, Sendable {
         let state: String?
         let allowedActions: [String]?
         let conflicts: [Conflict]?
+        let reason: String?
     }
 
     /// The response, with the request id for support.
     func response(requestID: String?) -> Response {
         let body = Body(type: Self.typePrefix + kind, title: title, status: Int(status.code), detail: detail,
                         requestId: requestID, errors: errors, missing: missing, state: state?.rawValue,
-                        allowedActions: allowedActions?.map(\.rawValue), conflicts: conflicts)
+                        allowedActions: allowedActions?.map(\.rawValue), conflicts: conflicts, reason: reason)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let data = (try? encoder.encode(body)) ?? Data("{\"type\":\"\(Self.typePrefix)internal\"}".utf8)

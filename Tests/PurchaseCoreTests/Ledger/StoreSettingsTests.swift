@@ -28,7 +28,7 @@ struct StoreSettingsTests {
         }
         do {
             _ = try StoreSettings.defaults.replaced(by: StoreSettingsUpdate(
-                appAppleId: 0, sharedSecret: AppStoreSharedSecret(""), environments: [.xcode, .production, .production]))
+                appAppleId: 9_007_199_254_740_992, sharedSecret: AppStoreSharedSecret(""), environments: [.xcode, .production, .production]))
             Issue.record("accepted")
             return
         } catch {

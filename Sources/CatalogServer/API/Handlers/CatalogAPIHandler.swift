@@ -2,6 +2,7 @@ import CatalogAPI
 import CatalogCore
 import CatalogStore
 import Foundation
+import PurchaseCore
 
 /// The API's operations, one method per `operationId` of `openapi.yaml` (in the extensions beside this file).
 /// Each decodes its input, checks who is calling, asks the domain and the store, and encodes the answer.
@@ -12,6 +13,14 @@ struct CatalogAPIHandler: APIProtocol {
     let metrics: ServiceMetrics
     /// The keys authenticated without the database, forgotten at once when this server revokes one.
     let keyCache: KeyCache
+    /// App Store signed data, verified offline (its verified chains cached).
+    let verifier: SignedDataVerifier
+    /// Receipts queued and outcomes recorded, told within this process.
+    let signals: SubmissionSignals
+    /// Submissions per account token of an app.
+    let accountLimiter: RateLimiter<AccountKey>
+    /// The apps' store settings, read by every purchase and notification.
+    let storeSettings: StoreSettingsCache
     /// The time of a change (a parameter so that tests can fix it).
     let now: @Sendable () -> Date
 

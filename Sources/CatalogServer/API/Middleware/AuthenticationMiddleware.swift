@@ -7,11 +7,13 @@ import Hummingbird
 /// the header goes on only to a public route; anything else answers 401 at once, before its body or query is
 /// read (a caller without a key learns nothing from validation errors). A header with an unknown, revoked
 /// or expired token is refused at once, whatever the route. A key over its rate limit is answered 429 with
-/// `Retry-After`. Keys already seen come from ``KeyCache``, without a trip to the database.
+/// `Retry-After`: a client key has a limit of its own (it is one key for every install of its app). Keys already
+/// seen come from ``KeyCache``, without a trip to the database.
 struct AuthenticationMiddleware<Context: RequestContext>: RouterMiddleware {
     let keys: KeyRepository
     let cache: KeyCache
-    let rateLimiter: RateLimiter
+    let rateLimiter: RateLimiter<UUID>
+    let clientRateLimiter: RateLimiter<UUID>
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
@@ -27,9 +29,10 @@ struct AuthenticationMiddleware<Context: RequestContext>: RouterMiddleware {
         guard let key = try await authenticate(KeyToken(text: String(parts[1]))) else {
             throw Unauthenticated(reason: "the key is unknown, revoked or expired")
         }
-        if let wait = rateLimiter.admit(key.id) {
+        let limiter = key.role == .client ? clientRateLimiter : rateLimiter
+        if let wait = limiter.admit(key.id) {
             var problem = Problem("rate-limited", .tooManyRequests, "Too many requests for this key",
-                                  detail: "at most \(rateLimiter.rate) requests per second on average, \(Int(rateLimiter.burst)) at once")
+                                  detail: "at most \(limiter.rate) requests per second on average, \(Int(limiter.burst)) at once")
             problem.headers[.retryAfter] = String(max(1, Int(wait.components.seconds) + 1))
             throw problem
         }
@@ -47,9 +50,11 @@ struct AuthenticationMiddleware<Context: RequestContext>: RouterMiddleware {
         return key
     }
 
-    /// The routes anyone may read: health, the product identifiers, the OpenAPI document and the metrics
-    /// (the document's operations with `security: []`, and the two routes outside it).
+    /// The routes anyone may call: health, the product identifiers, the OpenAPI document and the metrics
+    /// (the document's operations with `security: []`, and the two routes outside it), and the App Store's
+    /// notifications, which authenticate themselves by their signature.
     static func isPublic(_ request: Request) -> Bool {
+        if request.method == .post { return PurchaseRoute(request) == .appStoreNotification }
         guard request.method == .get || request.method == .head else { return false }
         switch request.uri.path {
         case "/v1/health/live", "/v1/health/ready", "/openapi.yaml", "/metrics": return true

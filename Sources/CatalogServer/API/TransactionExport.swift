@@ -1,0 +1,105 @@
+import CatalogAPI
+import CatalogAPIConventions
+import CatalogCore
+import CatalogStore
+import Foundation
+import OpenAPIRuntime
+import PurchaseCore
+
+/// The ledger as files: CSV for spreadsheets and finance, NDJSON for tools, streamed as the database reads
+/// them (``HistoryExport`` is the history's).
+enum TransactionExport {
+    enum Format {
+        case csv, ndjson
+    }
+
+    /// The transactions of `transactions` in `format`, in chunks of about 64 KiB: the body of a streamed answer.
+    static func body(_ transactions: ExportedTransactions, format: Format) -> HTTPBody {
+        HTTPBody(Chunks(transactions: transactions, format: format), length: .unknown, iterationBehavior: .single)
+    }
+
+    /// CSV columns, in order: the names of the JSON answer.
+    static let csvColumns = [
+        "transactionId", "environment", "originalTransactionId", "productId", "appleType", "catalogType",
+        "catalogMismatch", "quantity", "purchaseDate", "originalPurchaseDate", "expiresDate", "revocationDate",
+        "revocationReason", "currency", "amount", "storefront", "appTransactionId", "inAppOwnershipType",
+        "webOrderLineItemId", "transactionReason", "accountToken", "version", "createdAt", "updatedAt",
+    ]
+
+    /// RFC 4180: UTF-8 with a byte-order mark (so that spreadsheets read it as UTF-8), a header row, CRLF.
+    static let csvHeader = "\u{FEFF}" + csvColumns.joined(separator: ",") + "\r\n"
+
+    static func csvLine(_ transaction: LedgerTransaction) -> String {
+        let cells: [String?] = [
+            transaction.transactionId, transaction.environment.rawValue, transaction.originalTransactionId,
+            transaction.productId, transaction.appleType, transaction.catalogType?.rawValue,
+            String(transaction.catalogMismatch), String(transaction.quantity), instant(transaction.purchaseDate),
+            transaction.originalPurchaseDate.map(instant), transaction.expiresDate.map(instant),
+            transaction.revocationDate.map(instant), transaction.revocationReason.map(String.init),
+            transaction.price == nil ? nil : transaction.currency, transaction.price.map(Milliunits.amount),
+            transaction.storefront, transaction.appTransactionId, transaction.inAppOwnershipType,
+            transaction.webOrderLineItemId, transaction.transactionReason,
+            transaction.accountToken.isEmpty ? nil : transaction.accountToken, String(transaction.version),
+            instant(transaction.createdAt), instant(transaction.updatedAt),
+        ]
+        return cells.map { HistoryExport.csvCell($0 ?? "") }.joined(separator: ",") + "\r\n"
+    }
+
+    /// One transaction per line, as the JSON answer writes it.
+    static func ndjsonLine(_ transaction: LedgerTransaction) -> String {
+        let data = (try? encoder.encode(Components.Schemas.LedgerTransaction(transaction))) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self) + "\n"
+    }
+
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(instant(date))
+        }
+        return encoder
+    }()
+
+    /// RFC 3339 UTC to the millisecond, as the JSON answers write it.
+    static func instant(_ date: Date) -> String {
+        (try? RFC3339DateTranscoder().encode(date)) ?? date.formatted(Date.ISO8601FormatStyle())
+    }
+
+    private struct Chunks: AsyncSequence, Sendable {
+        typealias Element = ArraySlice<UInt8>
+        let transactions: ExportedTransactions
+        let format: Format
+
+        struct AsyncIterator: AsyncIteratorProtocol {
+            var transactions: ExportedTransactions.AsyncIterator
+            let format: Format
+            var startedHeader = false
+            var finished = false
+
+            mutating func next() async throws -> ArraySlice<UInt8>? {
+                guard !finished else { return nil }
+                var chunk: [UInt8] = []
+                chunk.reserveCapacity(1 << 16)
+                if !startedHeader {
+                    startedHeader = true
+                    if format == .csv { chunk.append(contentsOf: TransactionExport.csvHeader.utf8) }
+                }
+                while chunk.count < (1 << 16) {
+                    guard let transaction = try await transactions.next() else {
+                        finished = true
+                        break
+                    }
+                    let line = format == .csv ? TransactionExport.csvLine(transaction)
+                        : TransactionExport.ndjsonLine(transaction)
+                    chunk.append(contentsOf: line.utf8)
+                }
+                return chunk.isEmpty ? nil : chunk[...]
+            }
+        }
+
+        func makeAsyncIterator() -> AsyncIterator {
+            AsyncIterator(transactions: transactions.makeAsyncIterator(), format: format)
+        }
+    }
+}
