@@ -71,7 +71,8 @@ public func buildApplication(_ arguments: some ServerArguments) async throws -> 
     let snapshots = IdentifierSnapshots()
     let keyCache = KeyCache()
     let metrics = ServiceMetrics(pool: pool, snapshots: snapshots,
-                                 lifecycleChanges: { database.unansweredLifecycleChanges })
+                                 lifecycleChanges: { database.unansweredLifecycleChanges },
+                                 submissions: { database.unansweredSubmissions })
     let signals = SubmissionSignals()
     let router = try buildRouter(database: database, migrator: migrator, snapshots: snapshots, metrics: metrics,
                                  limits: limits, keyCache: keyCache,

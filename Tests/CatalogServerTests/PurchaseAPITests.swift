@@ -7,6 +7,7 @@ import CatalogTestSupport
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
+import NIOCore
 import PurchaseCore
 import Testing
 
@@ -50,6 +51,9 @@ struct PurchaseAPITests {
                                                        key: world.keys.auditor), .ok,
                                     as: Components.Schemas.HistoryPage.self).items
             #expect(events.count == 1 && events.first?.productId == "coins" && events.first?.actor.role == .client)
+            // Every submission answered: none waits for its batch.
+            let metrics = String(buffer: try await api.send(.get, "/metrics").body)
+            #expect(metrics.contains("db_purchase_submissions_pending 0"))
         }
     }
 

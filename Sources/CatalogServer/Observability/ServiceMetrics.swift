@@ -32,10 +32,15 @@ final class ServiceMetrics: Sendable {
     private let connectionsMax: Prometheus.Gauge
     private let lifecycleChangesPending: Prometheus.Gauge
     private let unansweredLifecycleChanges: @Sendable () -> Int
+    private let submissionsPending: Prometheus.Gauge
+    private let unansweredSubmissions: @Sendable () -> Int
     private let identifierApps: Prometheus.Gauge
 
-    /// - Parameter lifecycleChanges: how many lifecycle changes wait to be written together (``Database``).
-    init(pool: ConnectionPool?, snapshots: IdentifierSnapshots, lifecycleChanges: @escaping @Sendable () -> Int = { 0 }) {
+    /// - Parameters:
+    ///   - lifecycleChanges: how many lifecycle changes wait to be written together (``Database``).
+    ///   - submissions: how many purchase submissions wait to be written together (``Database``).
+    init(pool: ConnectionPool?, snapshots: IdentifierSnapshots, lifecycleChanges: @escaping @Sendable () -> Int = { 0 },
+         submissions: @escaping @Sendable () -> Int = { 0 }) {
         let registry = PrometheusCollectorRegistry()
         var factory = PrometheusMetricsFactory(registry: registry)
         factory.defaultDurationHistogramBuckets = [
@@ -48,6 +53,7 @@ final class ServiceMetrics: Sendable {
         self.pool = pool
         self.snapshots = snapshots
         unansweredLifecycleChanges = lifecycleChanges
+        unansweredSubmissions = submissions
         func gauge(_ name: String, _ unit: String, _ help: String) -> Prometheus.Gauge {
             registry.makeGauge(descriptor: MetricNameDescriptor(metricName: name, unitName: unit, helpText: help))
         }
@@ -56,6 +62,8 @@ final class ServiceMetrics: Sendable {
         connectionsMax = gauge("db_pool_connections_max", "", "Connections in the pool")
         lifecycleChangesPending = gauge("db_lifecycle_changes_pending", "",
                                  "Lifecycle changes waiting to be written together, or being written")
+        submissionsPending = gauge("db_purchase_submissions_pending", "",
+                                   "Purchase submissions waiting to be written together, or being written")
         identifierApps = gauge("identifier_snapshot_apps", "", "Apps whose identifier lists are served from memory")
     }
 
@@ -100,6 +108,7 @@ final class ServiceMetrics: Sendable {
             connectionsMax.set(Double(pool.size))
         }
         lifecycleChangesPending.set(Double(unansweredLifecycleChanges()))
+        submissionsPending.set(Double(unansweredSubmissions()))
         identifierApps.set(Double(snapshots.count))
         return registry.emitToBuffer()
     }
