@@ -11,7 +11,9 @@ enum HistoryExport {
 
     /// The events of `events` in `format`, in chunks of about 64 KiB: the body of a streamed answer.
     static func body(_ events: ExportedEvents, format: Format) -> HTTPBody {
-        HTTPBody(Chunks(events: events, format: format), length: .unknown, iterationBehavior: .single)
+        let chunks = format == .csv ? ExportChunks(rows: events, header: csvHeader, line: csvLine)
+            : ExportChunks(rows: events, header: "", line: ndjsonLine)
+        return HTTPBody(chunks, length: .unknown, iterationBehavior: .single)
     }
 
     /// CSV columns, in order.
@@ -55,41 +57,5 @@ enum HistoryExport {
             .replacingOccurrences(of: ",\"kind\":", with: ",\"hash\":\"\(event.hash)\",\"kind\":")
             .replacingOccurrences(of: ",\"productId\":", with: ",\"previousHash\":\"\(event.previousHash)\",\"productId\":")
         return withHashes + "}\n"
-    }
-
-    private struct Chunks: AsyncSequence, Sendable {
-        typealias Element = ArraySlice<UInt8>
-        let events: ExportedEvents
-        let format: Format
-
-        struct AsyncIterator: AsyncIteratorProtocol {
-            var events: ExportedEvents.AsyncIterator
-            let format: Format
-            var startedHeader = false
-            var finished = false
-
-            mutating func next() async throws -> ArraySlice<UInt8>? {
-                guard !finished else { return nil }
-                var chunk: [UInt8] = []
-                chunk.reserveCapacity(1 << 16)
-                if !startedHeader {
-                    startedHeader = true
-                    if format == .csv { chunk.append(contentsOf: HistoryExport.csvHeader.utf8) }
-                }
-                while chunk.count < (1 << 16) {
-                    guard let event = try await events.next() else {
-                        finished = true
-                        break
-                    }
-                    let line = format == .csv ? HistoryExport.csvLine(event) : HistoryExport.ndjsonLine(event)
-                    chunk.append(contentsOf: line.utf8)
-                }
-                return chunk.isEmpty ? nil : chunk[...]
-            }
-        }
-
-        func makeAsyncIterator() -> AsyncIterator {
-            AsyncIterator(events: events.makeAsyncIterator(), format: format)
-        }
     }
 }

@@ -15,7 +15,9 @@ enum TransactionExport {
 
     /// The transactions of `transactions` in `format`, in chunks of about 64 KiB: the body of a streamed answer.
     static func body(_ transactions: ExportedTransactions, format: Format) -> HTTPBody {
-        HTTPBody(Chunks(transactions: transactions, format: format), length: .unknown, iterationBehavior: .single)
+        let chunks = format == .csv ? ExportChunks(rows: transactions, header: csvHeader, line: csvLine)
+            : ExportChunks(rows: transactions, header: "", line: ndjsonLine)
+        return HTTPBody(chunks, length: .unknown, iterationBehavior: .single)
     }
 
     /// CSV columns, in order: the names of the JSON answer.
@@ -64,42 +66,5 @@ enum TransactionExport {
     /// RFC 3339 UTC to the millisecond, as the JSON answers write it.
     static func instant(_ date: Date) -> String {
         (try? RFC3339DateTranscoder().encode(date)) ?? date.formatted(Date.ISO8601FormatStyle())
-    }
-
-    private struct Chunks: AsyncSequence, Sendable {
-        typealias Element = ArraySlice<UInt8>
-        let transactions: ExportedTransactions
-        let format: Format
-
-        struct AsyncIterator: AsyncIteratorProtocol {
-            var transactions: ExportedTransactions.AsyncIterator
-            let format: Format
-            var startedHeader = false
-            var finished = false
-
-            mutating func next() async throws -> ArraySlice<UInt8>? {
-                guard !finished else { return nil }
-                var chunk: [UInt8] = []
-                chunk.reserveCapacity(1 << 16)
-                if !startedHeader {
-                    startedHeader = true
-                    if format == .csv { chunk.append(contentsOf: TransactionExport.csvHeader.utf8) }
-                }
-                while chunk.count < (1 << 16) {
-                    guard let transaction = try await transactions.next() else {
-                        finished = true
-                        break
-                    }
-                    let line = format == .csv ? TransactionExport.csvLine(transaction)
-                        : TransactionExport.ndjsonLine(transaction)
-                    chunk.append(contentsOf: line.utf8)
-                }
-                return chunk.isEmpty ? nil : chunk[...]
-            }
-        }
-
-        func makeAsyncIterator() -> AsyncIterator {
-            AsyncIterator(transactions: transactions.makeAsyncIterator(), format: format)
-        }
     }
 }
