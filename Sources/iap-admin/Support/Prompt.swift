@@ -28,12 +28,13 @@ enum Prompt {
         guard console.inputIsTerminal else {
             return readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces)
         }
-        console.noteInline(prompt)
         var original = termios()
         tcgetattr(STDIN_FILENO, &original)
         var silent = original
         silent.c_lflag &= ~tcflag_t(ECHO)
         tcsetattr(STDIN_FILENO, TCSAFLUSH, &silent)
+        // Only once echo is off: whatever is typed after the prompt shows is never echoed, nor thrown away.
+        console.noteInline(prompt)
         defer {
             tcsetattr(STDIN_FILENO, TCSAFLUSH, &original)
             console.note("")
