@@ -313,12 +313,16 @@ let package = Package(
         .testTarget(
             name: "AdminCLITests",
             dependencies: [
+                "AppStoreStandIn",
                 "CatalogCore",
                 "CatalogServer",
                 "CatalogStore",
                 "CatalogTestSupport",
+                "PurchaseCore",
                 "StoreKitConfiguration",
                 "iap-admin",
+                // Not imported: the shared secret's test runs its binary, which this makes SwiftPM build first.
+                "iap-server",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -6,7 +6,7 @@ import Foundation
 struct IAPAdmin: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "admin-cli",
-        abstract: "Manage the IAP Catalog: apps, subscription groups, in-app purchases and their App Store review.",
+        abstract: "Manage the IAP Catalog: apps, subscription groups, in-app purchases, their App Store review, and what client apps bought.",
         discussion: """
             Every command talks to the catalog server over its HTTP API. Run `admin-cli COMMAND --help` for \
             a command's options and an example.
@@ -40,6 +40,7 @@ struct IAPAdmin: AsyncParsableCommand {
                 Approve.self, Submit.self, Withdraw.self, Resubmit.self, CancelChange.self, SubmitChange.self,
                 RemoveFromSale.self, RestoreToSale.self, Review.self,
             ]),
+            CommandGroup(name: "Purchases", subcommands: [Transactions.self, StoreSettings.self]),
             CommandGroup(name: "Audit", subcommands: [History.self]),
             CommandGroup(name: "Access", subcommands: [Login.self, Logout.self, Status.self, Keys.self]),
             CommandGroup(name: "Shell", subcommands: [Completions.self]),

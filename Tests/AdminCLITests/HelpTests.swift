@@ -33,7 +33,8 @@ struct HelpTests {
             #expect(help.contains("\(status.rawValue)  "), "exit code \(status.rawValue) is not documented")
         }
         for word in ["IAP_URL", "IAP_KEY", "IAP_PROFILE", "--profile", "config.json", "NO_COLOR", "--json", "--quiet",
-                     "products", "approve", "review", "history", "identifiers", "keys", "status", "login", "completions"] {
+                     "products", "approve", "review", "history", "identifiers", "keys", "status", "login", "completions",
+                     "transactions", "store-settings"] {
             #expect(help.contains(word), "the root help does not mention \(word)")
         }
     }

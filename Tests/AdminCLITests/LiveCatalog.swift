@@ -1,3 +1,4 @@
+import AppStoreStandIn
 import CatalogCore
 import CatalogServer
 import CatalogStore
@@ -6,6 +7,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import PurchaseCore
 import Synchronization
 
 /// The real server, started once for all the CLI tests of this process on its own database and a free
@@ -49,6 +51,8 @@ actor LiveCatalog {
             limits.databaseWait = .seconds(30)
             return limits
         }()
+        /// The stand-in's test chain instead of Apple's root, so that the purchase tests' signed data verifies.
+        var trustedRoots: TrustedRoots { LivePurchases.chain.trustedRoots }
     }
 
     private static func start() async throws -> Instance {
