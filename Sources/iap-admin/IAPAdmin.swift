@@ -40,7 +40,7 @@ struct IAPAdmin: AsyncParsableCommand {
                 Approve.self, Submit.self, Withdraw.self, Resubmit.self, CancelChange.self, SubmitChange.self,
                 RemoveFromSale.self, RestoreToSale.self, Review.self,
             ]),
-            CommandGroup(name: "Purchases", subcommands: [Transactions.self, StoreSettings.self]),
+            CommandGroup(name: "Purchases", subcommands: [Purchases.self, Transactions.self, StoreSettings.self]),
             CommandGroup(name: "Audit", subcommands: [History.self]),
             CommandGroup(name: "Access", subcommands: [Login.self, Logout.self, Status.self, Keys.self]),
             CommandGroup(name: "Shell", subcommands: [Completions.self]),

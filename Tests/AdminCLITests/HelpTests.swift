@@ -34,7 +34,7 @@ struct HelpTests {
         }
         for word in ["IAP_URL", "IAP_KEY", "IAP_PROFILE", "--profile", "config.json", "NO_COLOR", "--json", "--quiet",
                      "products", "approve", "review", "history", "identifiers", "keys", "status", "login", "completions",
-                     "transactions", "store-settings"] {
+                     "purchases", "transactions", "store-settings"] {
             #expect(help.contains(word), "the root help does not mention \(word)")
         }
     }

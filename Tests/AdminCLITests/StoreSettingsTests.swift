@@ -155,7 +155,8 @@ struct StoreSettingsTests {
                           ["store-settings", "set", "--environments", "Sandbox", "--json"],
                           ["history"], ["history", "--json"], ["history", "export", "--format", "csv"],
                           ["history", "export", "--format", "ndjson"], ["transactions", "list", "--json"],
-                          ["transactions", "export", "--format", "csv"], ["transactions", "export", "--format", "ndjson"]] {
+                          ["transactions", "export", "--format", "csv"], ["transactions", "export", "--format", "ndjson"],
+                          ["purchases", "list", "--json"]] {
             let result = try await record(arguments + ["--app", app])
             #expect(result.status == 0, "\(arguments): \(result)")
         }
