@@ -2,18 +2,17 @@ import Foundation
 import PostgresNIO
 import Synchronization
 
-/// Writes of concurrent operations written together, as ``LifecycleBatches`` writes lifecycle changes: the
-/// items waiting when a batch starts are written by one statement and committed by one commit, and each
-/// operation is answered only once its batch has committed, with its own answer.
-///
-/// For purchases the saving is larger than for actions: every ledger change appends to its app's hash chain,
-/// whose head is locked from the first append to the commit, so one app's writes run one transaction at a
-/// time; a batch pays for the chain head, the statement, the commit and its WAL flush once for all its items.
+/// Writes of concurrent operations written together: the items waiting when a batch starts are written by one
+/// statement and committed by one commit, and each operation is answered only once its batch has committed, with
+/// its own answer. Writing them together divides among them what PostgreSQL does per statement and per transaction
+/// (starting the statement, the commit and its WAL flush, for the ledger its app's chain head) and the round trip.
+/// ``LifecycleBatches`` and the purchases' intake (``PurchaseBatches``) write through it.
 ///
 /// At most ``maximumRunning`` batches run at once, each of at most ``maximumSize`` items. When a batch's statement
 /// fails for any other reason than a database that is away (a deadlock with a concurrent writer, a refusal of one
 /// item), or answers nothing for an item, its items are written again one by one, so that each gets its own
-/// answer and one refusal is never another's.
+/// answer and one refusal is never another's. A batch that committed but whose answer cannot be read
+/// (``UnreadBatchAnswer``) answers each item that error: which were written is unknown, so none is written again.
 final class WriteBatches<Item: Sendable, Answer: Sendable>: Sendable {
     /// Writes `items` in one statement and answers each item's answer, by position (`nil`: write it alone).
     typealias BatchWrite = @Sendable ([Item], Database) async throws -> [Answer?]
@@ -97,6 +96,9 @@ final class WriteBatches<Item: Sendable, Answer: Sendable>: Sendable {
         } catch let error as StoreUnavailable {
             for pending in batch { pending.continuation.resume(throwing: error) }
             return
+        } catch let error as UnreadBatchAnswer {
+            for pending in batch { pending.continuation.resume(throwing: error.underlying) }
+            return
         } catch {
             for pending in batch { await alone(pending, on: database) }
             return
@@ -117,4 +119,9 @@ final class WriteBatches<Item: Sendable, Answer: Sendable>: Sendable {
             pending.continuation.resume(throwing: error)
         }
     }
+}
+
+/// A batch committed, but what it answered could not be read (see ``WriteBatches``).
+struct UnreadBatchAnswer: Error {
+    let underlying: any Error
 }
