@@ -27,7 +27,7 @@ public struct ReviewedContent: Sendable, Hashable, Codable {
     }
 
     /// The field-by-field differences from `other`, named as the API names them.
-    func changes(from other: ReviewedContent) -> [FieldChange] {
+    public func changes(from other: ReviewedContent) -> [FieldChange] {
         [
             FieldChange(field: "localizations", old: other.localizations, new: localizations),
             FieldChange(field: "reviewNote", old: other.reviewNote, new: reviewNote),

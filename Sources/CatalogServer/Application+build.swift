@@ -25,12 +25,14 @@ public protocol ServerArguments: Sendable {
     var limits: ServiceLimits { get }
     /// The roots App Store signed data must chain to (`APPSTORE_ROOT_CERTIFICATES`; Apple Root CA - G3 by default).
     var trustedRoots: TrustedRoots { get }
+    var console: ConsoleSettings { get }
 }
 
 extension ServerArguments {
     public var migrationDatabaseURL: DatabaseURL? { nil }
     public var limits: ServiceLimits { .standard }
     public var trustedRoots: TrustedRoots { .appleRootCAG3 }
+    public var console: ConsoleSettings { .standard }
 }
 
 /// The whole service: the PostgreSQL client as a service, migrations before the server starts, the
@@ -76,7 +78,8 @@ public func buildApplication(_ arguments: some ServerArguments) async throws -> 
     let signals = SubmissionSignals()
     let router = try buildRouter(database: database, migrator: migrator, snapshots: snapshots, metrics: metrics,
                                  limits: limits, keyCache: keyCache,
-                                 verifier: SignedDataVerifier(roots: arguments.trustedRoots), signals: signals)
+                                 verifier: SignedDataVerifier(roots: arguments.trustedRoots), signals: signals,
+                                 console: arguments.console)
     var app = Application(
         responder: IdentifierFastPath(snapshots: snapshots, metrics: metrics, next: router.buildResponder()),
         server: IdentifierHTTP1Channel.server(idleTimeout: .seconds(limits.idleTimeout.components.seconds),
@@ -98,11 +101,12 @@ public func buildApplication(_ arguments: some ServerArguments) async throws -> 
     return app
 }
 
-/// The routes: the OpenAPI operations behind the middlewares, and `GET /openapi.yaml`. (The public
-/// identifier list is answered before routing, by ``IdentifierFastPath``.)
+/// The routes: the console under `/console` (its own middlewares: sessions instead of bearer keys, HTML
+/// instead of problem JSON), the OpenAPI operations behind the API's middlewares, and `GET /openapi.yaml`. (The
+/// public identifier list is answered before routing, by ``IdentifierFastPath``.)
 func buildRouter(database: Database, migrator: Migrator, snapshots: IdentifierSnapshots, metrics: ServiceMetrics,
                  limits: ServiceLimits, keyCache: KeyCache, verifier: SignedDataVerifier, signals: SubmissionSignals,
-                 now: @escaping @Sendable () -> Date = Date.init)
+                 console: ConsoleSettings = .standard, now: @escaping @Sendable () -> Date = Date.init)
     throws -> Router<BasicRequestContext>
 {
     let handler = CatalogAPIHandler(
@@ -111,9 +115,14 @@ func buildRouter(database: Database, migrator: Migrator, snapshots: IdentifierSn
         accountLimiter: RateLimiter(rate: limits.submissionsPerSecondPerAccount, burst: limits.burstPerAccount),
         storeSettings: StoreSettingsCache(),
         now: now)
+    // One bucket per key, whether it calls the API or acts through a console session.
+    let rateLimiter = RateLimiter(rate: limits.requestsPerSecondPerKey, burst: limits.burstPerKey)
     let router = Router(context: BasicRequestContext.self)
     router.add(middleware: RequestIDMiddleware())
     router.add(middleware: ObservabilityMiddleware(metrics: metrics))
+    // Middlewares apply to the routes added after them: the console's routes get only the two above.
+    try ConsoleRoutes(api: handler, sessions: database.consoleSessions, keys: database.keys, rateLimiter: rateLimiter,
+                      settings: console, now: now).mount(on: router)
     router.add(middleware: ProblemMiddleware())
     router.add(middleware: MethodNotAllowedMiddleware(
         routes: try DocumentedRoutes { try handler.registerHandlers(on: $0, configuration: .catalog) }))
@@ -121,8 +130,7 @@ func buildRouter(database: Database, migrator: Migrator, snapshots: IdentifierSn
     router.add(middleware: BodyLimitMiddleware())
     // Who is calling is settled before any of the body is judged: without a key, 401, not a validation error.
     router.add(middleware: AuthenticationMiddleware(
-        keys: database.keys, cache: keyCache,
-        rateLimiter: RateLimiter(rate: limits.requestsPerSecondPerKey, burst: limits.burstPerKey),
+        keys: database.keys, cache: keyCache, rateLimiter: rateLimiter,
         clientRateLimiter: RateLimiter(rate: limits.requestsPerSecondPerClientKey, burst: limits.burstPerClientKey)))
     router.add(middleware: UTF8BodyMiddleware())
     router.add(middleware: NullValueMiddleware())

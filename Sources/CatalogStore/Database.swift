@@ -32,6 +32,7 @@ public struct Database: Sendable {
     public var subscriptionGroups: SubscriptionGroupRepository { SubscriptionGroupRepository(database: self) }
     public var products: ProductRepository { ProductRepository(database: self) }
     public var keys: KeyRepository { KeyRepository(database: self) }
+    public var consoleSessions: ConsoleSessionRepository { ConsoleSessionRepository(database: self) }
     public var history: HistoryRepository { HistoryRepository(database: self) }
     public var idempotency: IdempotencyRepository { IdempotencyRepository(database: self) }
     public var storeKit: StoreKitRepository { StoreKitRepository(database: self) }

@@ -84,6 +84,17 @@ struct Serve: AsyncParsableCommand, ServerArguments {
         }
     }
 
+    /// The console's settings, from the environment (docs/operations.md), else the defaults.
+    var console: ConsoleSettings {
+        let environment = ProcessInfo.processInfo.environment
+        var settings = ConsoleSettings.standard
+        if let hours = environment["CONSOLE_SESSION_HOURS"].flatMap(Double.init), hours > 0 {
+            settings.sessionLifetime = .seconds(Int(hours * 3600))
+        }
+        settings.trustForwardedProto = ["1", "true", "yes"].contains(environment["TRUST_FORWARDED_PROTO"]?.lowercased() ?? "")
+        return settings
+    }
+
     func validate() throws {
         _ = try database.databaseURL()
         _ = try database.level()
