@@ -20,6 +20,7 @@ struct TestArguments: ServerArguments {
     let databaseURL: DatabaseURL
     let migrationDatabaseURL: DatabaseURL?
     var logLevel: Logger.Level = .critical
+    var console: ConsoleSettings = .standard
     /// Rate limits out of the way but for the tests about them; a pool of 8 connections, as dozens of
     /// applications run at once against one test cluster. The wait for a connection is 30 s, not the service's
     /// 5: when the whole suite starts, hundreds of tests make their databases and servers at once on two cores,
@@ -50,10 +51,12 @@ struct APIFixture: Sendable {
     /// of the loopback interface (`api.client.port`), through its real channel pipeline.
     func run<Result: Sendable>(limits: ServiceLimits? = nil, logLevel: Logger.Level = .critical,
                                mode: TestingSetup = .router, roots: TrustedRoots? = nil,
+                               console: ConsoleSettings = .standard,
                                _ body: @Sendable (API) async throws -> Result) async throws -> Result
     {
         let service = try await TestDatabase.serviceURL(for: url)
         var arguments = TestArguments(databaseURL: service, migrationDatabaseURL: url, logLevel: logLevel)
+        arguments.console = console
         if let limits { arguments.limits = limits }
         if let roots { arguments.trustedRoots = roots }
         let app = try await buildApplication(arguments)
