@@ -358,6 +358,67 @@ struct ConsoleTests {
             #expect(broken.0 == .ok && broken.1.contains("A chain is broken") && broken.1.contains("hash-mismatch"))
         }
     }
+
+    @Test("products page a keyset page at a time with the filters kept; an unknown filter is named")
+    func productPages() async throws {
+        let fixture = try await APIFixture.forSuite("console_pages")
+        let admin = try await fixture.key(.admin)
+        try await fixture.run { api in
+            try await api.createApp("console.pages", key: admin)
+            for index in 1...52 {
+                try await api.createProduct("console.pages", String(format: "item.%03d", index), type: .consumable, key: admin)
+            }
+            let browser = try await Self.signIn(api, key: admin)
+            let first = try await Self.page(api, "/console/apps/console.pages/products?q=item", browser).1
+            #expect(first.contains("item.050") && !first.contains("item.051"))
+            let next = try #require(first.range(of: #"rel="next" id="next-page""#).flatMap { _ -> String? in
+                guard let start = first.range(of: #"<a href=""#, options: .backwards,
+                                              range: first.startIndex..<first.range(of: #"rel="next""#)!.lowerBound)
+                else { return nil }
+                return String(first[start.upperBound...].prefix { $0 != "\"" }).replacingOccurrences(of: "&amp;", with: "&")
+            })
+            #expect(next.contains("q=item") && next.contains("cursor="))
+            let second = try await Self.page(api, next, browser).1
+            #expect(second.contains("item.051") && second.contains("item.052") && !second.contains("item.050"))
+            #expect(!second.contains(#"rel="next""#))
+            let refused = try await Self.page(api, "/console/apps/console.pages/products?state=GONE", browser)
+            #expect(refused.0 == .unprocessableContent && refused.1.contains("state: is not a review state"))
+        }
+    }
+
+    @Test("an admin makes a key in the console (its token shown once) and revokes it; others may not")
+    func keys() async throws {
+        let fixture = try await APIFixture.forSuite("console_keys")
+        let keys = try await fixture.keys()
+        try await fixture.run { api in
+            try await api.createApp("console.keys", key: keys.admin)
+            let admin = try await Self.signIn(api, key: keys.admin)
+            let created = try await Self.post(api, "/console/keys", admin,
+                                              ["csrf": admin.csrf, "name": "Finance", "role": "auditor", "apps": "console.keys"])
+            #expect(created.status == .created)
+            let html = String(buffer: created.body)
+            let token = try #require(html.range(of: #"id="token" value=""#).map {
+                String(html[$0.upperBound...].prefix { $0 != "\"" })
+            })
+            #expect(token.hasPrefix("iapk_"))
+            let me = try expect(try await api.send(.get, "/v1/me", key: token), .ok, as: Components.Schemas.Key.self)
+            #expect(me.role == .auditor && me.apps == ["console.keys"])
+            let listed = try await Self.page(api, "/console/keys", admin).1
+            #expect(listed.contains("Finance") && !listed.contains(token), "the token is shown once")
+
+            let invalid = try await Self.post(api, "/console/keys", admin, ["csrf": admin.csrf, "name": "", "role": "auditor"])
+            #expect(invalid.status == .unprocessableContent && String(buffer: invalid.body).contains("name"))
+
+            let revoked = try await Self.post(api, "/console/keys/\(me.id)/revoke", admin, ["csrf": admin.csrf])
+            #expect(revoked.status == .seeOther && revoked.headers[.location] == "/console/keys?done=revoked")
+            _ = try problem(try await api.send(.get, "/v1/me", key: token), .unauthorized, "unauthorized")
+
+            let developer = try await Self.signIn(api, key: keys.developer)
+            let refused = try await Self.post(api, "/console/keys", developer,
+                                              ["csrf": developer.csrf, "name": "Mine", "role": "admin"])
+            #expect(refused.status == .forbidden)
+        }
+    }
 }
 
 /// The hash under which the store keeps a session id: SHA-256 of the cookie's value, in hex.
