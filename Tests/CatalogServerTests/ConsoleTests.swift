@@ -7,6 +7,7 @@ import Crypto
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
+import Logging
 import NIOCore
 import Testing
 
@@ -418,6 +419,35 @@ struct ConsoleTests {
                                               ["csrf": developer.csrf, "name": "Mine", "role": "admin"])
             #expect(refused.status == .forbidden)
         }
+    }
+
+    @Test("the key, the session id and the form token are never logged, and the key never comes back in an answer")
+    func secretsStayOut() async throws {
+        LogCapture.install()
+        let fixture = try await APIFixture.forSuite("console_secrets")
+        let admin = try await fixture.key(.admin)
+        let (browser, answers) = try await fixture.run(logLevel: .trace) { api in
+            try await api.createApp("console.secrets", key: admin)
+            try await api.createProduct("console.secrets", "coins", type: .consumable, key: admin)
+            var answers: [String] = []
+            let wrong = try await api.send(.post, "/console/sign-in", body: "key=\(Self.encoded(admin + "x"))", headers: Self.form)
+            answers.append(String(buffer: wrong.body))
+            let browser = try await Self.signIn(api, key: admin)
+            for path in ["/console/apps", "/console/apps/console.secrets/products/coins", "/console/history", "/console/keys"] {
+                answers.append(try await Self.page(api, path, browser).1)
+            }
+            let acted = try await Self.post(api, "/console/apps/console.secrets/products/coins/actions", browser,
+                                            ["action": "approve", "version": "1", "csrf": browser.csrf])
+            answers.append(String(buffer: acted.body))
+            _ = try await Self.post(api, "/console/sign-out", browser, ["csrf": browser.csrf])
+            return (browser, answers)
+        }
+        let logged = LogCapture.text
+        #expect(logged.contains("/console/sign-in"), "the capture saw the console's requests")
+        for secret in [admin, String(admin.dropFirst(5).prefix(20)), browser.cookie, browser.csrf] {
+            #expect(!logged.contains(secret))
+        }
+        #expect(answers.allSatisfy { !$0.contains(admin) && !$0.contains(String(admin.dropFirst(5))) })
     }
 }
 

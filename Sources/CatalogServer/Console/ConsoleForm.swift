@@ -19,9 +19,6 @@ struct ConsoleForm: Sendable {
         return value
     }
 
-    /// Every value of `name`, in order (checkboxes of one name).
-    func all(_ name: String) -> [String] { fields.filter { $0.name == name }.map(\.value) }
-
     /// Parses `text`; a pair whose percent-encoding is not UTF-8 is dropped.
     init(_ text: Substring) {
         for pair in text.split(separator: "&") {

@@ -34,9 +34,6 @@ struct ConsoleTemplates: Sendable {
         self.stylesheet = ByteBuffer(bytes: try Data(contentsOf: stylesheet))
     }
 
-    /// The names of the templates, for tests.
-    static let pages = ["sign-in", "apps", "products", "product", "history", "verify", "keys", "lifecycle", "error"]
-
     /// `view` rendered with the template `name`, as an HTML response with `status`.
     func page(_ name: String, _ view: Any, status: HTTPResponse.Status = .ok) throws -> Response {
         guard let html = library.render(view, withTemplate: name) else {
