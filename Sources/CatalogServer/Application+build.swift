@@ -116,7 +116,7 @@ func buildRouter(database: Database, migrator: Migrator, snapshots: IdentifierSn
         storeSettings: StoreSettingsCache(),
         now: now)
     // One bucket per key, whether it calls the API or acts through a console session.
-    let rateLimiter = RateLimiter(rate: limits.requestsPerSecondPerKey, burst: limits.burstPerKey)
+    let rateLimiter = RateLimiter<UUID>(rate: limits.requestsPerSecondPerKey, burst: limits.burstPerKey)
     let router = Router(context: BasicRequestContext.self)
     router.add(middleware: RequestIDMiddleware())
     router.add(middleware: ObservabilityMiddleware(metrics: metrics))

@@ -3,7 +3,7 @@ import Foundation
 import NIOCore
 import PostgresNIO
 
-/// The console's sessions in PostgreSQL (migration 0015): stored by the SHA-256 of their random id, each tied
+/// The console's sessions in PostgreSQL (migration 0018): stored by the SHA-256 of their random id, each tied
 /// to the API key it was opened with and valid only while that key is.
 public struct ConsoleSessionRepository: Sendable {
     /// A session as a request finds it: the key it acts as, its CSRF secret and when it ends.

@@ -61,7 +61,7 @@ struct ConsoleHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
 /// The sign-in page, its form and the stylesheet need no session.
 struct ConsoleSessionMiddleware<Context: RequestContext>: RouterMiddleware {
     let sessions: ConsoleSessionRepository
-    let rateLimiter: RateLimiter
+    let rateLimiter: RateLimiter<UUID>
     let templates: ConsoleTemplates
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
@@ -80,12 +80,7 @@ struct ConsoleSessionMiddleware<Context: RequestContext>: RouterMiddleware {
             return ConsoleRoutes.redirect(to: ConsoleRoutes.signInPath)
         }
         let session = ConsoleSession(key: found.key, csrfToken: ConsoleSession.csrfToken(of: found.csrfSecret))
-        if let wait = rateLimiter.admit(session.key.id) {
-            var problem = Problem("rate-limited", .tooManyRequests, "Too many requests for this key",
-                                  detail: "at most \(rateLimiter.rate) requests per second on average, \(Int(rateLimiter.burst)) at once")
-            problem.headers[.retryAfter] = String(max(1, Int(wait.components.seconds) + 1))
-            throw problem
-        }
+        try rateLimiter.admitOrRefuse(session.key.id)
         var request = request
         if request.method == .post {
             guard request.isSameOriginPost else {

@@ -19,12 +19,12 @@ struct ConsoleRoutes: Sendable {
     let api: CatalogAPIHandler
     let sessions: ConsoleSessionRepository
     let keys: KeyRepository
-    let rateLimiter: RateLimiter
+    let rateLimiter: RateLimiter<UUID>
     let settings: ConsoleSettings
     let now: @Sendable () -> Date
     let templates: ConsoleTemplates
 
-    init(api: CatalogAPIHandler, sessions: ConsoleSessionRepository, keys: KeyRepository, rateLimiter: RateLimiter,
+    init(api: CatalogAPIHandler, sessions: ConsoleSessionRepository, keys: KeyRepository, rateLimiter: RateLimiter<UUID>,
          settings: ConsoleSettings, now: @escaping @Sendable () -> Date) throws {
         self.api = api
         self.sessions = sessions

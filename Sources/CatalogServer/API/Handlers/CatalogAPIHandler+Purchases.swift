@@ -22,11 +22,10 @@ extension CatalogAPIHandler {
         guard mayLookUp(app: bundleID, for: key) else { throw Self.noApp(bundleID) }
         guard case .json(let body) = input.body else { throw Problem(status: .unsupportedMediaType) }
         let (proof, account) = try Self.submission(body)
-        if !account.isEmpty, let wait = accountLimiter.admit(AccountKey(bundleID: bundleID, token: account)) {
-            var problem = Problem("rate-limited", .tooManyRequests, "Too many submissions for this account",
-                                  detail: "at most \(accountLimiter.rate) submissions per second per account token on average, \(Int(accountLimiter.burst)) at once")
-            problem.headers[.retryAfter] = String(max(1, Int(wait.components.seconds) + 1))
-            throw problem
+        if !account.isEmpty {
+            try accountLimiter.admitOrRefuse(AccountKey(bundleID: bundleID, token: account),
+                                             title: "Too many submissions for this account",
+                                             what: "submissions per second per account token")
         }
         guard let settings = try await storeSettings.settings(bundleID, from: database.storeSettings) else {
             throw Self.noApp(bundleID)

@@ -30,12 +30,7 @@ struct AuthenticationMiddleware<Context: RequestContext>: RouterMiddleware {
             throw Unauthenticated(reason: "the key is unknown, revoked or expired")
         }
         let limiter = key.role == .client ? clientRateLimiter : rateLimiter
-        if let wait = limiter.admit(key.id) {
-            var problem = Problem("rate-limited", .tooManyRequests, "Too many requests for this key",
-                                  detail: "at most \(limiter.rate) requests per second on average, \(Int(limiter.burst)) at once")
-            problem.headers[.retryAfter] = String(max(1, Int(wait.components.seconds) + 1))
-            throw problem
-        }
+        try limiter.admitOrRefuse(key.id)
         return try await RequestScope.$key.withValue(key) {
             try await next(request, context)
         }

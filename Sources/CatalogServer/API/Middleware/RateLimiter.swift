@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Synchronization
 
 /// A token bucket per key (an API key's id, an app's account token), in memory: each key may make `rate`
@@ -63,5 +64,18 @@ final class RateLimiter<Key: Hashable & Sendable>: Sendable {
 
     private func seconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+}
+
+extension RateLimiter {
+    /// Admits a request of `key`, or throws the 429 to answer: `title`, the limit in its detail (`what` is
+    /// counted, e.g. "requests per second") and `Retry-After` the wait, whichever door the request came through.
+    func admitOrRefuse(_ key: Key, title: String = "Too many requests for this key",
+                       what: String = "requests per second") throws(Problem) {
+        guard let wait = admit(key) else { return }
+        var problem = Problem("rate-limited", .tooManyRequests, title,
+                              detail: "at most \(rate) \(what) on average, \(Int(burst)) at once")
+        problem.headers[.retryAfter] = String(max(1, Int(wait.components.seconds) + 1))
+        throw problem
     }
 }
