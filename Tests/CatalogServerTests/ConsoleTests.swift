@@ -37,6 +37,14 @@ struct ConsoleTests {
         return Browser(cookie: String(cookie), csrf: csrf)
     }
 
+    /// The page's "Next page" link, as the browser follows it.
+    static func nextHref(_ html: String) -> String? {
+        guard let next = html.range(of: #"" rel="next""#),
+              let start = html.range(of: #"<a href=""#, options: .backwards, range: html.startIndex..<next.lowerBound)
+        else { return nil }
+        return String(html[start.upperBound..<next.lowerBound]).replacingOccurrences(of: "&amp;", with: "&")
+    }
+
     static func token(in html: String) -> String? {
         guard let range = html.range(of: #"name="csrf" value=""#) else { return nil }
         return String(html[range.upperBound...].prefix { $0 != "\"" })
@@ -372,12 +380,7 @@ struct ConsoleTests {
             let browser = try await Self.signIn(api, key: admin)
             let first = try await Self.page(api, "/console/apps/console.pages/products?q=item", browser).1
             #expect(first.contains("item.050") && !first.contains("item.051"))
-            let next = try #require(first.range(of: #"rel="next" id="next-page""#).flatMap { _ -> String? in
-                guard let start = first.range(of: #"<a href=""#, options: .backwards,
-                                              range: first.startIndex..<first.range(of: #"rel="next""#)!.lowerBound)
-                else { return nil }
-                return String(first[start.upperBound...].prefix { $0 != "\"" }).replacingOccurrences(of: "&amp;", with: "&")
-            })
+            let next = try #require(Self.nextHref(first))
             #expect(next.contains("q=item") && next.contains("cursor="))
             let second = try await Self.page(api, next, browser).1
             #expect(second.contains("item.051") && second.contains("item.052") && !second.contains("item.050"))

@@ -4,6 +4,8 @@ Run by scripts/console-browser, which starts a private PostgreSQL and iap-server
     IAP_CONSOLE_BASE        the server's URL
     IAP_CONSOLE_ADMIN_KEY   an admin key (made with iap-server create-key)
     IAP_CONSOLE_SCREENSHOTS the folder for the screenshots of the main pages (git-ignored)
+    IAP_CONSOLE_STANDIN     appstore-standin, which signs the purchases the ledger's test submits
+    IAP_CONSOLE_CHAIN       the stand-in's test chain, which the server trusts (APPSTORE_ROOT_CERTIFICATES)
 
 Everything else (apps, products, keys of each role) is made here through the API, each test with its own
 products. The browser runs without JavaScript of the page's own (the console has none; the CSP forbids it);
@@ -13,6 +15,7 @@ import json
 import os
 import pathlib
 import shutil
+import subprocess
 import time
 import unittest
 import urllib.error
@@ -32,6 +35,9 @@ APP = "com.example.console"
 OTHER = "com.example.other"
 HOSTILE_NAME = '<script>alert("name")</script><b>bold</b>'
 HOSTILE_APP = 'Games <img src=x onerror=alert(1)>'
+STANDIN = os.environ["IAP_CONSOLE_STANDIN"]
+CHAIN = os.environ["IAP_CONSOLE_CHAIN"]
+ACCOUNT = "6f6d2c1e-1f0b-4c55-9d59-6b656e636801"
 
 
 def api(method, path, body=None, key=ADMIN, headers=None):
@@ -72,6 +78,19 @@ def key(role, apps=None, name=None):
     return must("POST", "/v1/keys", body)["token"]
 
 
+def purchase(client, product_id, environment, quantity=1, account=None):
+    """A transaction signed by the stand-in as the App Store signs one, submitted with the app's client key."""
+    command = [STANDIN, "sign-transaction", "--chain", CHAIN, "--bundle", APP, "--product", product_id,
+               "--type", "consumable", "--environment", environment, "--quantity", str(quantity)]
+    if account:
+        command += ["--app-account-token", account]
+    jws = subprocess.run(command, check=True, capture_output=True, text=True).stdout.strip()
+    body = {"signedTransaction": jws}
+    if account:
+        body["accountToken"] = account
+    return must("POST", f"/v1/apps/{APP}/purchases", body, key=client)
+
+
 def state(product_id, app=APP):
     return must("GET", f"/v1/apps/{app}/products/{product_id}")["state"]
 
@@ -97,6 +116,13 @@ class Console(unittest.TestCase):
         cls.developer = key("developer")
         cls.auditor = key("auditor", name="Audit <i>team</i>")
         cls.scoped = key("auditor", apps=[OTHER], name="Other app's auditor")
+        # The ledger: Production and Sandbox sales of coins.100, and a Production sale of a product the catalog
+        # does not have (Apple charged for it: recorded all the same, flagged).
+        client = key("client", apps=[APP])
+        purchase(client, "coins.100", "Production", quantity=2)
+        purchase(client, "coins.100", "Production", quantity=1)
+        purchase(client, "coins.100", "Sandbox", quantity=5)
+        purchase(client, "gift.card", "Production", account=ACCOUNT)
         options = webdriver.ChromeOptions()
         options.binary_location = shutil.which("chromium")
         for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
@@ -289,6 +315,37 @@ class Console(unittest.TestCase):
         self.assertEqual(self.driver.find_elements(By.CSS_SELECTOR, "main b, main script"), [])
 
 
+    def test_an_auditor_reads_the_ledger_and_its_reconciliation(self):
+        self.sign_in(self.auditor)
+        self.click(By.ID, f"transactions-{APP}")
+        rows = self.driver.find_elements(By.CSS_SELECTOR, "table.transactions tbody tr")
+        self.assertEqual(len(rows), 4)
+        self.shot("transactions")
+        self.driver.find_element(By.CSS_SELECTOR, "select#environment option[value='Production']").click()
+        self.click(By.ID, "filter")
+        environments = [badge.text for badge in self.driver.find_elements(By.CSS_SELECTOR, "table.transactions tbody .badge")]
+        self.assertEqual(environments, ["Production"] * 3)
+        gift = self.driver.find_element(By.XPATH, "//table[contains(@class,'transactions')]//tr[td[contains(., 'gift.card')]]")
+        self.assertIn("not as in the catalog", gift.text)
+        self.assertIn(ACCOUNT, gift.text)
+        page = self.driver.find_element(By.TAG_NAME, "html")
+        gift.find_element(By.CSS_SELECTOR, "th a").click()
+        WebDriverWait(self.driver, 10).until(expected_conditions.staleness_of(page))
+        self.assertIn("has no product gift.card", self.driver.find_element(By.ID, "catalog-mismatch").text)
+        sources = self.driver.find_elements(By.CSS_SELECTOR, "table.sources tbody tr")
+        self.assertEqual(len(sources), 1)
+        self.assertIn("submission", sources[0].text)
+        self.assertEqual(self.driver.find_elements(By.CSS_SELECTOR, "main button[name='action'], main form[method='post']"), [])
+        self.shot("transaction")
+
+        self.open(f"/console/apps/{APP}/transactions/summary")
+        def total(environment, column):
+            return [cell.text for cell in self.driver.find_elements(
+                By.CSS_SELECTOR, f"#summary-{environment} tr.total td.{column}")]
+        self.assertEqual(total("Production", "units"), ["4"], "2 + 1 coins and the gift card, no Sandbox units")
+        self.assertEqual(total("Sandbox", "units"), ["5"])
+        self.assertEqual(total("Production", "amount"), ["2.97"])
+        self.shot("summary")
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ extension ConsoleRoutes {
         do {
             let page = try await api.listApps(.init(query: .init(cursor: query.text("cursor"), limit: 50))).ok.body.json
             return try templates.page("apps", AppsPage(
-                chrome: chrome("Apps", section: "apps"), apps: page.items.map(Self.appRow),
+                chrome: chrome("Apps", section: "apps"), apps: page.items.map(Self.appRow), mayReadLedger: mayReadLedger,
                 nextHref: page.nextCursor.map { Self.href("/console/apps", [("cursor", $0)]) },
                 firstHref: query.text("cursor") == nil ? nil : "/console/apps"))
         } catch {
@@ -28,7 +28,7 @@ extension ConsoleRoutes {
         let text = query.text("q")
         do {
             let app = try await api.getApp(.init(path: .init(bundleId: bundleID))).ok.body.json
-            let filters = try Self.productFilters(state: state, type: type)
+            let filters = try Self.productFilters(query)
             let page = try await api.listProducts(.init(
                 path: .init(bundleId: bundleID),
                 query: .init(state: filters.state, _type: filters.type, q: text, cursor: query.text("cursor"), limit: 50)))
@@ -36,7 +36,8 @@ extension ConsoleRoutes {
             let base = "/console/apps/\(Self.segment(bundleID))/products"
             let filterQuery: [(String, String?)] = [("state", state), ("type", type), ("q", text)]
             return try templates.page("products", ProductsPage(
-                chrome: chrome("Products of \(app.name)", section: "apps"), app: Self.appRow(app), q: text ?? "",
+                chrome: chrome("Products of \(app.name)", section: "apps"), app: Self.appRow(app),
+                mayReadLedger: mayReadLedger, q: text ?? "",
                 states: ConsoleOption.list(ReviewState.allCases.map(\.rawValue), selected: state),
                 types: ConsoleOption.list(PurchaseType.allCases.map(\.rawValue), selected: type),
                 products: page.items.map { product in
@@ -54,25 +55,24 @@ extension ConsoleRoutes {
     }
 
     /// The filters of a products page as the API's values; an unknown one is refused naming the field.
-    private static func productFilters(state: String?, type: String?) throws
+    private static func productFilters(_ form: ConsoleForm) throws
         -> (state: Components.Schemas.ReviewState?, type: Components.Schemas.PurchaseType?)
     {
-        var problems: [FieldProblem] = []
-        let stateValue = state.flatMap(Components.Schemas.ReviewState.init(rawValue:))
-        if state != nil && stateValue == nil {
-            problems.append(FieldProblem(field: "state", rule: "value", message: "is not a review state"))
-        }
-        let typeValue = type.flatMap(Components.Schemas.PurchaseType.init(rawValue:))
-        if type != nil && typeValue == nil {
-            problems.append(FieldProblem(field: "type", rule: "value", message: "is not a purchase type"))
-        }
-        guard problems.isEmpty else { throw CatalogError.validationFailed(problems) }
-        return (stateValue, typeValue)
+        var query = ConsoleQuery(form)
+        let state = query.value("state", Components.Schemas.ReviewState.self, message: "is not a review state")
+        let type = query.value("type", Components.Schemas.PurchaseType.self, message: "is not a purchase type")
+        try query.check()
+        return (state, type)
     }
 
     static func appRow(_ app: Components.Schemas.App) -> AppRow {
-        AppRow(bundleID: app.bundleId, name: app.name, primaryLocale: app.primaryLocale,
-               newsstand: app.newsstand, productsHref: "/console/apps/\(segment(app.bundleId))/products")
+        appRow(bundleID: app.bundleId, name: app.name, primaryLocale: app.primaryLocale, newsstand: app.newsstand)
+    }
+
+    static func appRow(bundleID: String, name: String, primaryLocale: String, newsstand: Bool) -> AppRow {
+        AppRow(bundleID: bundleID, name: name, primaryLocale: primaryLocale, newsstand: newsstand,
+               productsHref: "/console/apps/\(segment(bundleID))/products", transactionsHref: transactionsHref(bundleID),
+               summaryHref: transactionsHref(bundleID) + "/summary")
     }
 
     /// A product: live and draft side by side, what approval still needs, the lifecycle with its state, its
@@ -132,8 +132,8 @@ extension ConsoleRoutes {
         let changed = revisions.filter(\.changed).map(\.field)
         let page = ProductPage(
             chrome: chrome("\(product.productID) · \(app.name)", section: "apps"),
-            app: AppRow(bundleID: app.bundleID, name: app.name, primaryLocale: app.primaryLocale,
-                        newsstand: app.newsstand, productsHref: "/console/apps/\(Self.segment(app.bundleID))/products"),
+            app: Self.appRow(bundleID: app.bundleID, name: app.name, primaryLocale: app.primaryLocale,
+                             newsstand: app.newsstand),
             productID: product.productID, referenceName: product.referenceName, type: product.type.rawValue,
             state: product.state.rawValue, version: product.version, onSale: product.onSale,
             updatedAt: Self.time(product.updatedAt).display, createdAt: Self.time(product.createdAt).display,

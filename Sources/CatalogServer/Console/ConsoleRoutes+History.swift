@@ -13,18 +13,17 @@ extension ConsoleRoutes {
         let filters: [(String, String?)] = ["app", "productId", "actor", "action", "kind", "state", "since", "until", "order"]
             .map { ($0, query.text($0)) }
         let key = try Access.require(.readHistory)
-        var notice: ConsoleNotice?
         var events: [TimelineEvent] = []
         var next: String?
+        let notice: ConsoleNotice?
         do {
-            let page = try await api.listHistory(.init(query: try Self.historyQuery(query))).ok.body.json
-            events = try page.items.map(Self.timelineEvent)
-            next = page.nextCursor.map { Self.href("/console/history", filters + [("cursor", $0)]) }
+            notice = try await refusalOfFilters {
+                let page = try await api.listHistory(.init(query: try Self.historyQuery(query))).ok.body.json
+                events = try page.items.map(Self.timelineEvent)
+                next = page.nextCursor.map { Self.href("/console/history", filters + [("cursor", $0)]) }
+            }
         } catch {
-            // A filter the API refuses is shown beside the filters, as the API words it.
-            let problem = Problem(error: error)
-            guard problem.status == .unprocessableContent || problem.status == .badRequest else { return try errorPage(error) }
-            notice = ConsoleNotice(problem: problem)
+            return try errorPage(error)
         }
         return try templates.page("history", HistoryPage(
             chrome: chrome("History", section: "history"), app: query.text("app") ?? "",
@@ -41,46 +40,17 @@ extension ConsoleRoutes {
 
     /// The query's filters as the API's; an unknown value is refused naming its field, a time without a zone
     /// (what a browser's date-time field sends) is read as UTC.
-    private static func historyQuery(_ query: ConsoleForm) throws -> Operations.ListHistory.Input.Query {
-        var problems: [FieldProblem] = []
-        func value<T: RawRepresentable>(_ name: String, _ type: T.Type) -> T? where T.RawValue == String {
-            guard let text = query.text(name) else { return nil }
-            guard let value = T(rawValue: text) else {
-                problems.append(FieldProblem(field: name, rule: "value", message: "is not one of the values the API lists"))
-                return nil
-            }
-            return value
-        }
-        func instant(_ name: String) -> Date? {
-            guard let text = query.text(name) else { return nil }
-            guard let date = Self.instant(text) else {
-                problems.append(FieldProblem(field: name, rule: "format",
-                                             message: "must be a time such as 2026-11-21T10:00 (UTC) or 2026-11-21T10:00:00Z"))
-                return nil
-            }
-            return date
-        }
+    private static func historyQuery(_ form: ConsoleForm) throws -> Operations.ListHistory.Input.Query {
+        var query = ConsoleQuery(form)
         let result = Operations.ListHistory.Input.Query(
             app: query.text("app"), productId: query.text("productId"), actor: query.text("actor"),
-            action: value("action", Components.Schemas.Action.self), kind: value("kind", Components.Schemas.HistoryKind.self),
-            state: value("state", Components.Schemas.ReviewState.self), since: instant("since"), until: instant("until"),
-            order: value("order", Operations.ListHistory.Input.Query.OrderPayload.self), cursor: query.text("cursor"),
-            limit: 50)
-        guard problems.isEmpty else { throw CatalogError.validationFailed(problems) }
+            action: query.value("action", Components.Schemas.Action.self),
+            kind: query.value("kind", Components.Schemas.HistoryKind.self),
+            state: query.value("state", Components.Schemas.ReviewState.self), since: query.instant("since"),
+            until: query.instant("until"), order: query.value("order", Operations.ListHistory.Input.Query.OrderPayload.self),
+            cursor: query.text("cursor"), limit: 50)
+        try query.check()
         return result
-    }
-
-    /// RFC 3339, or a browser's `datetime-local` value (no zone: UTC).
-    static func instant(_ text: String) -> Date? {
-        if let date = try? Date(text, strategy: .iso8601) { return date }
-        for format in ["yyyy-MM-dd'T'HH:mm", "yyyy-MM-dd'T'HH:mm:ss"] {
-            let formatter = DateFormatter()
-            formatter.locale = Locale(identifier: "en_US_POSIX")
-            formatter.timeZone = TimeZone(identifier: "UTC")
-            formatter.dateFormat = format
-            if let date = formatter.date(from: text) { return date }
-        }
-        return nil
     }
 
     /// The verification of every chain the key may see, or of one app's (`verifyHistory`): a green "chain

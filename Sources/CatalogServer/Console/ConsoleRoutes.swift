@@ -60,6 +60,19 @@ struct ConsoleRoutes: Sendable {
             try await takeAction(request, bundleID: try Self.parameter("bundleId", context),
                                  productID: try Self.parameter("productId", context))
         }
+        console.get("apps/:bundleId/transactions") { request, context in
+            try await transactionsPage(request, bundleID: try Self.parameter("bundleId", context))
+        }
+        console.get("apps/:bundleId/transactions/summary") { request, context in
+            try await summaryPage(request, bundleID: try Self.parameter("bundleId", context))
+        }
+        console.get("apps/:bundleId/transactions/:transactionId") { request, context in
+            try await transactionPage(request, bundleID: try Self.parameter("bundleId", context),
+                                      transactionID: try Self.parameter("transactionId", context))
+        }
+        // Signals (issue 23) come here: `apps/:bundleId/signals`, a page calling the signals operations' handlers
+        // as the transactions' pages call theirs (ConsoleRoutes+Transactions.swift), with their view models in a
+        // ConsoleViews+Signals.swift and a link beside the ledger's on the apps page. Nothing of them is built yet.
         console.get("history") { request, _ in try await historyPage(request) }
         console.get("history/verify") { request, _ in try await verifyPage(request) }
         console.get("keys") { request, _ in try await keysPage(request) }
@@ -94,6 +107,9 @@ struct ConsoleRoutes: Sendable {
             nav: nav.map { ConsoleChrome.NavItem(label: $0.0, href: $0.1, current: $0.2 == section) },
             csrf: session.csrfToken)
     }
+
+    /// Whether the signed-in key's role reads the ledger, as the API's `readPurchases` permission says.
+    var mayReadLedger: Bool { ConsoleSession.current?.key.role.may(.readPurchases) ?? false }
 
     /// A page for a refusal: the problem the API would have answered, as HTML, with its status.
     func errorPage(_ error: any Error) throws -> Response {

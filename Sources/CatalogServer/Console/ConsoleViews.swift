@@ -93,11 +93,16 @@ struct AppRow: Sendable {
     let primaryLocale: String
     let newsstand: Bool
     let productsHref: String
+    /// The app's ledger and its reconciliation summary (ConsoleRoutes+Transactions.swift).
+    let transactionsHref: String
+    let summaryHref: String
 }
 
 struct AppsPage: Sendable {
     let chrome: ConsoleChrome
     let apps: [AppRow]
+    /// Whether the key's role reads transactions (links to pages it may not open are left out).
+    let mayReadLedger: Bool
     let nextHref: String?
     let firstHref: String?
 }
@@ -116,6 +121,7 @@ struct ProductRow: Sendable {
 struct ProductsPage: Sendable {
     let chrome: ConsoleChrome
     let app: AppRow
+    let mayReadLedger: Bool
     let q: String
     let states: [ConsoleOption]
     let types: [ConsoleOption]
