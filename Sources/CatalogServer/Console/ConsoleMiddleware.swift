@@ -29,14 +29,8 @@ struct ConsoleHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
         do {
             response = try await next(request, context)
         } catch {
-            let problem = Problem(error: error)
-            if problem.isServerFault {
-                context.logger.error("console request failed", metadata: [
-                    "error": "\(String(reflecting: error))", "path": "\(request.uri.path)",
-                    "requestId": "\(RequestScope.requestID ?? "")",
-                ])
-            }
-            let page = ErrorPage(chrome: ConsoleChrome(title: problem.title, signedIn: nil, nav: [], csrf: nil),
+            let problem = Problem.reporting(error, of: request, to: context.logger, as: "console request failed")
+            let page = ErrorPage(chrome: ConsoleChrome.signedOut(problem.title),
                                  notice: ConsoleNotice(problem: problem))
             response = (try? templates.page("error", page, status: problem.status))
                 ?? Response(status: problem.status, headers: [.contentType: "text/plain; charset=utf-8"],

@@ -12,9 +12,8 @@ extension ConsoleRoutes {
         do {
             let page = try await api.listApps(.init(query: .init(cursor: query.text("cursor"), limit: 50))).ok.body.json
             return try templates.page("apps", AppsPage(
-                chrome: chrome("Apps", section: "apps"), apps: page.items.map(Self.appRow), mayReadLedger: mayReadLedger,
-                nextHref: page.nextCursor.map { Self.href("/console/apps", [("cursor", $0)]) },
-                firstHref: query.text("cursor") == nil ? nil : "/console/apps"))
+                chrome: chrome("Apps", section: "apps"), apps: page.items.map(Self.appRow),
+                pager: ConsolePager("/console/apps", cursor: query.text("cursor"), nextCursor: page.nextCursor)))
         } catch {
             return try errorPage(error)
         }
@@ -37,7 +36,7 @@ extension ConsoleRoutes {
             let filterQuery: [(String, String?)] = [("state", state), ("type", type), ("q", text)]
             return try templates.page("products", ProductsPage(
                 chrome: chrome("Products of \(app.name)", section: "apps"), app: Self.appRow(app),
-                mayReadLedger: mayReadLedger, q: text ?? "",
+                q: text ?? "",
                 states: ConsoleOption.list(ReviewState.allCases.map(\.rawValue), selected: state),
                 types: ConsoleOption.list(PurchaseType.allCases.map(\.rawValue), selected: type),
                 products: page.items.map { product in
@@ -47,8 +46,8 @@ extension ConsoleRoutes {
                                href: Self.productHref(bundleID, product.productId))
                 },
                 filtered: state != nil || type != nil || text != nil,
-                nextHref: page.nextCursor.map { Self.href(base, filterQuery + [("cursor", $0)]) },
-                firstHref: query.text("cursor") == nil ? nil : Self.href(base, filterQuery), notice: nil))
+                pager: ConsolePager(base, filters: filterQuery, cursor: query.text("cursor"), nextCursor: page.nextCursor),
+                notice: nil))
         } catch {
             return try errorPage(error)
         }

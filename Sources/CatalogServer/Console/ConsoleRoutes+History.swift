@@ -14,13 +14,13 @@ extension ConsoleRoutes {
             .map { ($0, query.text($0)) }
         let key = try Access.require(.readHistory)
         var events: [TimelineEvent] = []
-        var next: String?
+        var nextCursor: String?
         let notice: ConsoleNotice?
         do {
             notice = try await refusalOfFilters {
                 let page = try await api.listHistory(.init(query: try Self.historyQuery(query))).ok.body.json
                 events = try page.items.map(Self.timelineEvent)
-                next = page.nextCursor.map { Self.href("/console/history", filters + [("cursor", $0)]) }
+                nextCursor = page.nextCursor
             }
         } catch {
             return try errorPage(error)
@@ -32,8 +32,8 @@ extension ConsoleRoutes {
             actions: ConsoleOption.list(ReviewAction.allCases.map(\.rawValue), selected: query.text("action")),
             kinds: ConsoleOption.list(Components.Schemas.HistoryKind.allCases.map(\.rawValue), selected: query.text("kind")),
             states: ConsoleOption.list(ReviewState.allCases.map(\.rawValue), selected: query.text("state")),
-            oldestFirst: query.text("order") == "oldest", events: events, nextHref: next,
-            firstHref: query.text("cursor") == nil ? nil : Self.href("/console/history", filters),
+            oldestFirst: query.text("order") == "oldest", events: events,
+            pager: ConsolePager("/console/history", filters: filters, cursor: query.text("cursor"), nextCursor: nextCursor),
             verifyHref: key.role.may(.verifyHistory) ? Self.href("/console/history/verify", [("app", query.text("app"))]) : nil,
             notice: notice), status: notice.map { HTTPResponse.Status(code: $0.status) } ?? .ok)
     }

@@ -18,12 +18,12 @@ extension ConsoleRoutes {
         do {
             let app = try await api.getApp(.init(path: .init(bundleId: bundleID))).ok.body.json
             var rows: [TransactionRow] = []
-            var next: String?
+            var nextCursor: String?
             let notice = try await refusalOfFilters {
                 let page = try await api.listTransactions(.init(path: .init(bundleId: bundleID),
                                                                 query: try Self.ledgerQuery(form))).ok.body.json
                 rows = page.items.map { Self.transactionRow($0, bundleID: bundleID) }
-                next = page.nextCursor.map { Self.href(base, filters + [("cursor", $0)]) }
+                nextCursor = page.nextCursor
             }
             return try templates.page("transactions", TransactionsPage(
                 chrome: chrome("Transactions of \(app.name)", section: "apps"), app: Self.appRow(app),
@@ -32,8 +32,9 @@ extension ConsoleRoutes {
                 since: form.text("since") ?? "", until: form.text("until") ?? "",
                 environments: Self.environmentOptions(selected: form.text("environment")),
                 oldestFirst: form.text("order") == "oldest", transactions: rows,
-                filtered: filters.contains { $0.1 != nil && $0.0 != "order" }, nextHref: next,
-                firstHref: form.text("cursor") == nil ? nil : Self.href(base, filters), notice: notice),
+                filtered: filters.contains { $0.1 != nil && $0.0 != "order" },
+                pager: ConsolePager(base, filters: filters, cursor: form.text("cursor"), nextCursor: nextCursor),
+                notice: notice),
                 status: notice.map { HTTPResponse.Status(code: $0.status) } ?? .ok)
         } catch {
             return try errorPage(error)

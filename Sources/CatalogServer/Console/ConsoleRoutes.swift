@@ -94,7 +94,7 @@ struct ConsoleRoutes: Sendable {
     /// What every page shows around its content; `section` marks the navigation's current item.
     func chrome(_ title: String, section: String? = nil) -> ConsoleChrome {
         guard let session = ConsoleSession.current else {
-            return ConsoleChrome(title: title, signedIn: nil, nav: [], csrf: nil)
+            return .signedOut(title)
         }
         let key = session.key
         var nav = [("Apps", "/console/apps", "apps"), ("History", "/console/history", "history"),
@@ -105,11 +105,9 @@ struct ConsoleRoutes: Sendable {
             signedIn: .init(keyName: key.name, role: key.role.rawValue,
                             scope: key.apps.map { $0.sorted().joined(separator: ", ") } ?? "every app"),
             nav: nav.map { ConsoleChrome.NavItem(label: $0.0, href: $0.1, current: $0.2 == section) },
+            mayReadLedger: key.role.may(.readPurchases),
             csrf: session.csrfToken)
     }
-
-    /// Whether the signed-in key's role reads the ledger, as the API's `readPurchases` permission says.
-    var mayReadLedger: Bool { ConsoleSession.current?.key.role.may(.readPurchases) ?? false }
 
     /// A page for a refusal: the problem the API would have answered, as HTML, with its status.
     func errorPage(_ error: any Error) throws -> Response {

@@ -33,8 +33,7 @@ struct TransactionsPage: Sendable {
     let oldestFirst: Bool
     let transactions: [TransactionRow]
     let filtered: Bool
-    let nextHref: String?
-    let firstHref: String?
+    let pager: ConsolePager
     let notice: ConsoleNotice?
 }
 

@@ -24,8 +24,28 @@ struct ConsoleChrome: Sendable {
     let title: String
     let signedIn: SignedIn?
     let nav: [NavItem]
+    /// Whether the key's role reads the ledger (`readPurchases`): links to pages it may not open are left out.
+    let mayReadLedger: Bool
     /// The session's CSRF token, for every form of the page.
     let csrf: String?
+
+    /// The chrome of a page shown without a session: its title, no navigation, no form token.
+    static func signedOut(_ title: String) -> ConsoleChrome {
+        ConsoleChrome(title: title, signedIn: nil, nav: [], mayReadLedger: false, csrf: nil)
+    }
+}
+
+/// The links between keyset pages: the next page's (the API's cursor) and, past the first, the first page's;
+/// both keep the page's filters.
+struct ConsolePager: Sendable {
+    let nextHref: String?
+    let firstHref: String?
+
+    /// The links of a page of `path` with `filters`, showing the page at `cursor` (`nil`: the first).
+    init(_ path: String, filters: [(String, String?)] = [], cursor: String?, nextCursor: String?) {
+        nextHref = nextCursor.map { ConsoleRoutes.href(path, filters + [("cursor", $0)]) }
+        firstHref = cursor == nil ? nil : ConsoleRoutes.href(path, filters)
+    }
 }
 
 /// An option of a `<select>`.
@@ -101,10 +121,7 @@ struct AppRow: Sendable {
 struct AppsPage: Sendable {
     let chrome: ConsoleChrome
     let apps: [AppRow]
-    /// Whether the key's role reads transactions (links to pages it may not open are left out).
-    let mayReadLedger: Bool
-    let nextHref: String?
-    let firstHref: String?
+    let pager: ConsolePager
 }
 
 struct ProductRow: Sendable {
@@ -121,14 +138,12 @@ struct ProductRow: Sendable {
 struct ProductsPage: Sendable {
     let chrome: ConsoleChrome
     let app: AppRow
-    let mayReadLedger: Bool
     let q: String
     let states: [ConsoleOption]
     let types: [ConsoleOption]
     let products: [ProductRow]
     let filtered: Bool
-    let nextHref: String?
-    let firstHref: String?
+    let pager: ConsolePager
     let notice: ConsoleNotice?
 }
 
@@ -227,8 +242,7 @@ struct HistoryPage: Sendable {
     let states: [ConsoleOption]
     let oldestFirst: Bool
     let events: [TimelineEvent]
-    let nextHref: String?
-    let firstHref: String?
+    let pager: ConsolePager
     let verifyHref: String?
     let notice: ConsoleNotice?
 }

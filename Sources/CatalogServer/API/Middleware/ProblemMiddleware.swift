@@ -10,14 +10,23 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch {
-            let problem = Problem(error: error)
-            if problem.isServerFault {
-                context.logger.error("request failed", metadata: [
-                    "error": "\(String(reflecting: error))", "path": "\(request.uri.path)",
-                    "requestId": "\(RequestScope.requestID ?? "")",
-                ])
-            }
-            return problem.response(requestID: RequestScope.requestID)
+            return Problem.reporting(error, of: request, to: context.logger).response(requestID: RequestScope.requestID)
         }
+    }
+}
+
+extension Problem {
+    /// The problem `error` answers, logged first with the request's path and id when it is ours to fix (a
+    /// 5xx): what went wrong stays in the log, never in the answer. The API and the console report alike.
+    static func reporting(_ error: any Error, of request: Request, to logger: Logger,
+                          as message: Logger.Message = "request failed") -> Problem {
+        let problem = Problem(error: error)
+        if problem.isServerFault {
+            logger.error(message, metadata: [
+                "error": "\(String(reflecting: error))", "path": "\(request.uri.path)",
+                "requestId": "\(RequestScope.requestID ?? "")",
+            ])
+        }
+        return problem
     }
 }
