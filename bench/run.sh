@@ -5,8 +5,9 @@
 #                                         # plus about 11 min once to load the 100,000-product catalog
 #   sudo BENCH_QUICK=1 bench/run.sh       # quick look: about 8 min (1 round, 5 s warm-up, 10 s runs)
 #
-# Run as root from anywhere, with the release build in place (swift build -c release --product iap-server;
-# never build while it measures). It
+# Run as root from anywhere, with the release build in place (swift build -c release --product iap-server, and
+# for the receipts step swift build -c release --product appstore-standin: one --product per command, swift
+# build builds only the last one given; never build while it measures). It
 #  1. runs the peers' setup.sh (idempotent) and start.sh (PostgreSQL :55432, peers A = FastAPI, B = nginx);
 #  2. creates the database $S_DB on the peers' PostgreSQL, migrates it with a copy of the release iap-server
 #     (in $S_RUN_DIR, readable by the user bench), loads bench/load.sql (the peers' catalog, 200 apps x 50
@@ -24,18 +25,41 @@
 #     written by one batch statement, as the service writes concurrent actions (bench/ceiling/batch.sql);
 #  7. measures the server's peak RSS (VmHWM) on a 100,000-product catalog (database $S_DB_100K, loaded once
 #     and kept), after requesting every app's identifier list once;
-#  8. prints the ratios and targets (bench/tools/report.py), rewrites the generated part of
+#  8. purchases (issue 22), on a database of their own ($P_DB, made anew by every run) next to peer P of
+#     ../shared/bench/purchases (Apple's Python library; its setup.sh and start.sh): S trusts only the
+#     harness's test root; app com.example.bench accepts Sandbox only, with a client key. First the
+#     harness's checks made with that key (bench/tools/purchases_check.py: 3 fresh transactions recorded
+#     once with the payload's values, the 19 forged bodies refused and none in the ledger), then runs of the
+#     harness's run.sh (wrk -c64, bodies never sent before), alternating P and S: req/s, p50/p99, non-2xx;
+#  9. receipts: S restarted with the stand-in App Store (appstore-standin serve, 3-6 s per verifyReceipt)
+#     and APPSTORE_CONCURRENCY=$RECEIPTS_CONCURRENCY; the harness's run.sh posts receipts the stand-in
+#     issued (202 = queued durably: receipts accepted/s), then bench/tools/receipts.py reads from the
+#     database how many reach "verified" per second while the backlog lasts, and the server's VmHWM;
+# 10. prints the ratios and targets (bench/tools/report.py), rewrites the generated part of
 #     docs/performance.md, and stops what it started (the peers and PostgreSQL only if it started them).
 #
 # Knobs (environment; defaults in brackets):
 #   BENCH_QUICK=1            ROUNDS=1 WRK_WARMUP=5 WRK_DURATION=10 ACTIONS_DURATION=10, no CPU breakdown
 #   ROUNDS [3] WRK_WARMUP [30] WRK_DURATION [20] WRK_* ...   passed to the peers' rounds.sh / run.sh
 #   BENCH_PEERS ["A B"]      peers measured next to S (C = Flask may be added)
-#   BENCH_STEPS ["check rounds actions ceiling rss"]   which measurements to run (setup/start/load always run)
+#   BENCH_STEPS ["check rounds actions ceiling rss purchases receipts"]   which measurements to run; the
+#                            catalog (setup, load, S on $S_DB) only for the first five, e.g.
+#                            BENCH_STEPS=purchases runs only the signed-transaction comparison with peer P
 #   BENCH_CPU_BREAKDOWN [1, 0 if quick]        peers' tools/cpu_breakdown.sh for S, B, A on the typical app
 #   ACTIONS_CONNECTIONS [32] ACTIONS_THREADS [2] ACTIONS_DURATION [20] ACTIONS_WARMUP [5]
 #   ACTIONS_APPS [32] ACTIONS_PER_APP [100]     the transition benchmark's apps and their products
 #   RSS_APPS [200] RSS_PER_APP [500]            the 100,000-product catalog
+#   PURCHASES_ROUNDS [3, 1 if quick]  runs of P and of S, alternating; PURCHASES_CONNECTIONS [64]
+#   PURCHASES_WARMUP [10, 5 if quick] (before each server's first run only) PURCHASES_DURATION [20, 10 if quick]
+#   PURCHASES_N [300000]     signed transactions the harness's setup.sh makes (each run's ledgers start empty,
+#                            so each run of P and S sends bodies its ledger has not seen while they last)
+#   RECEIPTS_N [150000]      receipts the stand-in issues once (kept in $S_RUN_DIR with its secret)
+#   RECEIPTS_WARMUP [5, 3 if quick] RECEIPTS_DURATION [20, 10 if quick]   the intake run (wrk -c64)
+#   RECEIPTS_CONCURRENCY [3000]  APPSTORE_CONCURRENCY (at 4.5 s per call, 3000 / 4.5 = 667/s at most)
+#   RECEIPTS_LATENCY [3000-6000] the stand-in's latency (ms)
+#   RECEIPTS_SETTLE [15] RECEIPTS_WINDOW [60, 30 if quick]   seconds before and of the verified/s window
+#   P_DB [iap_purchases]  STANDIN [.build/release/appstore-standin]  STANDIN_PORT [18091]
+#   PURCHASES_HARNESS [../shared/bench/purchases]
 #   BENCH_FORCE_RELOAD=1     reload both databases (else $S_DB is reloaded when load.sql or its parameters
 #                            change, or a migration it was loaded under is gone or renamed; new migrations are
 #                            applied to the loaded catalog; $S_DB_100K likewise)
@@ -56,23 +80,36 @@ source "$PEERS_DIR/config.sh"
 [ "$(id -u)" -eq 0 ] || { echo "run.sh: run as root (the peers' scripts drop to user $BENCH_USER)" >&2; exit 1; }
 
 COMMAND=""   # as given, for the report
-for v in BENCH_QUICK ROUNDS WRK_WARMUP WRK_DURATION BENCH_PEERS BENCH_STEPS ACTIONS_APPS ACTIONS_CONNECTIONS ACTIONS_DURATION; do
+for v in BENCH_QUICK ROUNDS WRK_WARMUP WRK_DURATION BENCH_PEERS BENCH_STEPS ACTIONS_APPS ACTIONS_CONNECTIONS ACTIONS_DURATION \
+         PURCHASES_ROUNDS PURCHASES_DURATION RECEIPTS_DURATION RECEIPTS_CONCURRENCY RECEIPTS_WINDOW; do
   [ -n "${!v:-}" ] && COMMAND+="$v=${!v} "
 done
 COMMAND+="bench/run.sh"
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
   export ROUNDS="${ROUNDS:-1}" WRK_WARMUP="${WRK_WARMUP:-5}" WRK_DURATION="${WRK_DURATION:-10}"
   ACTIONS_DURATION="${ACTIONS_DURATION:-10}"; BENCH_CPU_BREAKDOWN="${BENCH_CPU_BREAKDOWN:-0}"
+  PURCHASES_ROUNDS="${PURCHASES_ROUNDS:-1}" PURCHASES_WARMUP="${PURCHASES_WARMUP:-5}"
+  PURCHASES_DURATION="${PURCHASES_DURATION:-10}" RECEIPTS_WARMUP="${RECEIPTS_WARMUP:-3}"
+  RECEIPTS_DURATION="${RECEIPTS_DURATION:-10}" RECEIPTS_WINDOW="${RECEIPTS_WINDOW:-30}"
 fi
 export ROUNDS="${ROUNDS:-3}" WRK_WARMUP="${WRK_WARMUP:-30}" WRK_DURATION="${WRK_DURATION:-20}"
 BENCH_PEERS="${BENCH_PEERS:-A B}"
-BENCH_STEPS="${BENCH_STEPS:-check rounds actions ceiling rss}"
+BENCH_STEPS="${BENCH_STEPS:-check rounds actions ceiling rss purchases receipts}"
 BENCH_CPU_BREAKDOWN="${BENCH_CPU_BREAKDOWN:-1}"
 ACTIONS_CONNECTIONS="${ACTIONS_CONNECTIONS:-32}" ACTIONS_THREADS="${ACTIONS_THREADS:-2}"
 ACTIONS_DURATION="${ACTIONS_DURATION:-20}" ACTIONS_WARMUP="${ACTIONS_WARMUP:-5}"
 ACTIONS_APPS="${ACTIONS_APPS:-32}" ACTIONS_PER_APP="${ACTIONS_PER_APP:-100}"
 RSS_APPS="${RSS_APPS:-200}" RSS_PER_APP="${RSS_PER_APP:-500}"
+PURCHASES_ROUNDS="${PURCHASES_ROUNDS:-3}" PURCHASES_CONNECTIONS="${PURCHASES_CONNECTIONS:-64}"
+PURCHASES_WARMUP="${PURCHASES_WARMUP:-10}" PURCHASES_DURATION="${PURCHASES_DURATION:-20}"
+PURCHASES_N="${PURCHASES_N:-300000}" RECEIPTS_N="${RECEIPTS_N:-150000}"
+RECEIPTS_WARMUP="${RECEIPTS_WARMUP:-5}" RECEIPTS_DURATION="${RECEIPTS_DURATION:-20}"
+RECEIPTS_CONCURRENCY="${RECEIPTS_CONCURRENCY:-3000}" RECEIPTS_LATENCY="${RECEIPTS_LATENCY:-3000-6000}"
+RECEIPTS_SETTLE="${RECEIPTS_SETTLE:-15}" RECEIPTS_WINDOW="${RECEIPTS_WINDOW:-60}"
+PURCHASES_HARNESS="${PURCHASES_HARNESS:-$PEERS_DIR/../purchases}"
+P_DB="${P_DB:-iap_purchases}" STANDIN_PORT="${STANDIN_PORT:-18091}"
 IAP_SERVER="${IAP_SERVER:-$ROOT/.build/release/iap-server}"
+STANDIN="${STANDIN:-$(dirname "$IAP_SERVER")/appstore-standin}"
 S_PORT="${S_PORT:-18080}" S_DB="${S_DB:-iap_catalog}" S_DB_100K="${S_DB_100K:-iap_catalog_100k}"
 S_ROLE="${S_ROLE:-iap_bench}"   # the service's login role, a member of the migrations' iap_service
 S_RUN_DIR="${S_RUN_DIR:-/tmp/bench-iap}"
@@ -81,6 +118,8 @@ ACTIONS_PREFIX="com.example.actions"
 OUT="$BENCH_RUN_DIR/iap-$(date -u +%Y%m%dT%H%M%SZ)"
 FACTS="$OUT/facts.txt"
 has_step() { [[ " $BENCH_STEPS " == *" $1 "* ]]; }
+# The identifier catalog ($S_DB, S serving it) is loaded and started only for the steps that measure it.
+CATALOG=0; for step in check rounds actions ceiling rss; do has_step "$step" && CATALOG=1; done
 fact() { printf '%s=%s\n' "$1" "$2" >> "$FACTS"; }
 psql_as() {  # DB [psql args...]: psql as the cluster's superuser ($BENCH_PGUSER)
   local db="$1"; shift
@@ -116,6 +155,7 @@ cleanup() {
     exit "$rc"
   fi
   stop_server peer-s
+  stop_server peer-standin
   for name in "${STARTED[@]}"; do stop_server "$name"; done
   if [ "$STARTED_PG" = 1 ]; then
     log "stopping PostgreSQL (this run started it)"
@@ -136,25 +176,31 @@ log "output: $OUT"
 as_bench "$PG_BIN/pg_ctl" -D "$BENCH_PGDATA" status >/dev/null 2>&1 || STARTED_PG=1
 [ -s "$BENCH_PGDATA/PG_VERSION" ] || STARTED_PG=1
 before=()
+[ "$CATALOG" = 1 ] || BENCH_PEERS=""   # A and B serve identifier lists only
 for p in $BENCH_PEERS; do
   case "$p" in A) n=peer-a m=uvicorn;; B) n=peer-b m=nginx;; C) n=peer-c m=gunicorn;; *) echo "BENCH_PEERS: A, B or C" >&2; exit 2;; esac
   proc_alive "$n" "$m" || before+=("$n")
 done
 "$PEERS_DIR/setup.sh"
 # shellcheck disable=SC2086
-"$PEERS_DIR/start.sh" $BENCH_PEERS
+[ -z "$BENCH_PEERS" ] || "$PEERS_DIR/start.sh" $BENCH_PEERS
 STARTED=("${before[@]}")
 # A server left by an earlier run (BENCH_KEEP=1) is replaced: it may run another binary or database.
 stop_server peer-s
+stop_server peer-standin
 
 # ------------------------------------------------------------------ 2. the service's databases
 [ -x "$IAP_SERVER" ] || { echo "no release build at $IAP_SERVER (swift build -c release --product iap-server)" >&2; exit 1; }
+if has_step receipts && [ ! -x "$STANDIN" ]; then
+  echo "no release build at $STANDIN (swift build -c release --product appstore-standin)" >&2; exit 1
+fi
 src_dir="$(dirname "$IAP_SERVER")"
 mkdir -p "$S_RUN_DIR"
 for i in 1 2 3; do   # copy the binary and its resource bundles; retry if a build replaces it meanwhile
   rm -rf "$S_RUN_DIR/bin.tmp"; mkdir -p "$S_RUN_DIR/bin.tmp"
   cp -p "$IAP_SERVER" "$S_RUN_DIR/bin.tmp/iap-server"
   for r in "$src_dir"/*.resources; do [ -d "$r" ] && cp -rp "$r" "$S_RUN_DIR/bin.tmp/"; done
+  ! has_step receipts || cp -p "$STANDIN" "$S_RUN_DIR/bin.tmp/appstore-standin"
   cmp -s "$IAP_SERVER" "$S_RUN_DIR/bin.tmp/iap-server" && break
   log "the binary changed while being copied (a build?); retrying in 30 s"; sleep 30
 done
@@ -198,13 +244,21 @@ load_db() {  # DB APPS PER_APP: (re)create, migrate and load DB unless it holds 
   log "$db: loaded in $(( $(date +%s) - t0 )) s"
   psql_as postgres -c "COMMENT ON DATABASE $db IS '$params migrations=$MIGRATIONS'"
 }
-load_db "$S_DB" "$BENCH_APPS" "$BENCH_PRODUCTS_PER_APP"
-TOKEN="$(as_bench env DATABASE_URL="$(url_of "$S_ROLE" "$S_DB")" LOG_LEVEL=warning "$SERVER" create-key --role admin --name "bench/run.sh $(date -u +%FT%TZ)")"
-[ -n "$TOKEN" ] || { echo "create-key printed no token" >&2; exit 1; }
+admin_key() {  # DB: a new admin key's token
+  local token
+  token="$(as_bench env DATABASE_URL="$(url_of "$S_ROLE" "$1")" LOG_LEVEL=warning "$SERVER" create-key --role admin --name "bench/run.sh $(date -u +%FT%TZ)")"
+  [ -n "$token" ] || { echo "create-key printed no token" >&2; exit 1; }
+  echo "$token"
+}
+if [ "$CATALOG" = 1 ]; then
+  load_db "$S_DB" "$BENCH_APPS" "$BENCH_PRODUCTS_PER_APP"
+  TOKEN="$(admin_key "$S_DB")"
+fi
 
-start_service() {  # DB: start S on DB like the peers (start-extra.sh), with this run's settings
-  DATABASE_URL="$(url_of "$S_ROLE" "$1")" LOG_LEVEL=warning LOG_FORMAT=json \
-  RATE_LIMIT_PER_SECOND=1000000000 RATE_LIMIT_BURST=1000000000 \
+start_service() {  # DB [NAME=VALUE...]: start S on DB like the peers (start-extra.sh), with this run's settings
+  local db="$1"; shift
+  env DATABASE_URL="$(url_of "$S_ROLE" "$db")" LOG_LEVEL=warning LOG_FORMAT=json \
+    RATE_LIMIT_PER_SECOND=1000000000 RATE_LIMIT_BURST=1000000000 "$@" \
     "$PEERS_DIR/start-extra.sh" s "$S_PORT" -- "$SERVER" serve --port "$S_PORT"
   S_PID="$(cat "$BENCH_RUN_DIR/peer-s.pid")"
   # start-extra.sh waits for the port to answer, not for this process to: another server left on the port
@@ -222,8 +276,10 @@ counts() {  # DB: "<apps> <products>" of the peers' part of the catalog (without
 }
 
 # ------------------------------------------------------------------ 3. the service
-start_service "$S_DB"
-log "S: pid $S_PID, $(grep -m1 VmRSS "/proc/$S_PID/status" | tr -s ' \t' ' ')"
+if [ "$CATALOG" = 1 ]; then
+  start_service "$S_DB"
+  log "S: pid $S_PID, $(grep -m1 VmRSS "/proc/$S_PID/status" | tr -s ' \t' ' ')"
+fi
 
 # ------------------------------------------------------------------ facts about this run
 {
@@ -398,8 +454,10 @@ if has_step ceiling; then
 fi
 
 # ------------------------------------------------------------------ 7. memory
-read -r small_apps small_products < <(counts "$S_DB")
-{ echo "rss_small_hwm_kb=$(hwm_kb "$S_PID")"; echo "rss_small_products=$small_products"; echo "rss_small_apps=$small_apps"; } >> "$FACTS"
+if [ "$CATALOG" = 1 ]; then
+  read -r small_apps small_products < <(counts "$S_DB")
+  { echo "rss_small_hwm_kb=$(hwm_kb "$S_PID")"; echo "rss_small_products=$small_products"; echo "rss_small_apps=$small_apps"; } >> "$FACTS"
+fi
 if has_step rss; then
   load_db "$S_DB_100K" "$RSS_APPS" "$RSS_PER_APP"
   stop_server peer-s
@@ -427,10 +485,151 @@ PY
 fi
 cp "$BENCH_RUN_DIR/peer-s.log" "$OUT/server.log" 2>/dev/null || true
 
-# ------------------------------------------------------------------ 8. report
-echo
-if [ -s "$OUT/rounds/results.tsv" ] || [ -n "$BENCH_DOC" ]; then
-  touch "$OUT/rounds/results.tsv" 2>/dev/null || { mkdir -p "$OUT/rounds"; touch "$OUT/rounds/results.tsv"; }
-  python3 "$BENCH_DIR/tools/report.py" "$OUT/rounds/results.tsv" "$FACTS" ${BENCH_DOC:+"$BENCH_DOC"} | tee "$OUT/report.txt"
+# ------------------------------------------------------------------ 8. purchases: signed transactions
+# On a database of their own, made anew by every run, next to peer P (../shared/bench/purchases, Apple's Python
+# library). Both ledgers start empty and both servers from the first body, so that every request of every run
+# is a transaction its ledger has not seen (while PURCHASES_N lasts: "new %" says so).
+PY_VENV="$BENCH_VENV/bin/python"
+api() {  # METHOD PATH TOKEN [BODY]: the service's answer; stops the run on anything but a 2xx
+  local out status
+  out="$(curl -s --max-time 30 -w '\n%{http_code}' -X "$1" -H "Authorization: Bearer $3" \
+    -H 'Content-Type: application/json' ${4:+--data-binary "$4"} "http://127.0.0.1:$S_PORT$2")" || true
+  status="${out##*$'\n'}"; out="${out%$'\n'*}"
+  case "$status" in 2??) printf '%s' "$out";; *) echo "run.sh: $1 $2 answered ${status:-nothing}: $out" >&2; exit 1;; esac
+}
+purchases_app() {  # BUNDLE STORE_SETTINGS_JSON: the app (and the harness's products), its store settings; prints a client key
+  local bundle="$1" product
+  api POST /v1/apps "$P_TOKEN" "{\"bundleId\":\"$bundle\",\"name\":\"bench $bundle\"}" >/dev/null
+  api PUT "/v1/apps/$bundle/store-settings" "$P_TOKEN" "$2" >/dev/null
+  for product in coins100:CONSUMABLE coins500:CONSUMABLE removeads:NON_CONSUMABLE \
+                 pro.monthly:AUTO_RENEWABLE_SUBSCRIPTION pro.yearly:AUTO_RENEWABLE_SUBSCRIPTION \
+                 seasonpass:NON_RENEWING_SUBSCRIPTION; do
+    api POST "/v1/apps/$bundle/products" "$P_TOKEN" \
+      "{\"productId\":\"$bundle.${product%%:*}\",\"referenceName\":\"${product%%:*}\",\"type\":\"${product#*:}\"}" >/dev/null
+  done
+  api POST /v1/keys "$P_TOKEN" "{\"role\":\"client\",\"apps\":[\"$bundle\"],\"name\":\"bench/run.sh $bundle\"}" \
+    | python3 -c 'import json, sys; print(json.load(sys.stdin)["token"])'
+}
+harness_run() {  # KEY LABEL URL WARMUP [NAME=VALUE...]: the harness's run.sh; facts KEY_* from its table row
+  local key="$1" label="$2" url="$3" warm="$4" row; shift 4
+  env "$@" WRK_CONNECTIONS="$PURCHASES_CONNECTIONS" WRK_WARMUP="$warm" \
+    "$PURCHASES_HARNESS/run.sh" "$url" "$label" > "$OUT/$key.txt" 2>&1 \
+    || { cat "$OUT/$key.txt" >&2; echo "the harness's run.sh failed" >&2; exit 1; }
+  row="$(grep "^| $label " "$OUT/$key.txt" | tail -1)"
+  [ -n "$row" ] || { cat "$OUT/$key.txt" >&2; echo "the harness's run.sh printed no result" >&2; exit 1; }
+  # | label | req/s | p50 ms | p99 ms | max ms | requests | non-2xx | sock c/r/w/t | rows gained | new % | cpu busy/other |
+  awk -F'|' -v k="$key" '{ gsub(/ /, ""); printf "%s_rps=%s\n%s_p50_ms=%s\n%s_p99_ms=%s\n%s_max_ms=%s\n%s_requests=%s\n%s_non2xx=%s\n%s_socket_errors=%s\n%s_rows=%s\n%s_new_pct=%s\n%s_cpu=%s\n",
+    k, $3, k, $4, k, $5, k, $6, k, $7, k, $8, k, $9, k, $10, k, $11, k, $12 }' <<< "$row" >> "$FACTS"
+  log "$key: $(sed -n '/^| label/,$p' "$OUT/$key.txt" | tail -n +3 | head -1)"
+}
+if has_step purchases || has_step receipts; then
+  export PURCHASES_N
+  # shellcheck source=/dev/null
+  source "$PURCHASES_HARNESS/config.sh"
+  log "purchases: the harness's setup.sh (PURCHASES_N=$PURCHASES_N) and start.sh (peer P)"
+  "$PURCHASES_HARNESS/setup.sh" > "$OUT/purchases-setup.txt" 2>&1 \
+    || { cat "$OUT/purchases-setup.txt" >&2; echo "the purchases harness's setup.sh failed" >&2; exit 1; }
+  proc_alive peer-p uvicorn || STARTED+=(peer-p)
+  "$PURCHASES_HARNESS/start.sh" > "$OUT/purchases-start.txt" 2>&1 \
+    || { cat "$OUT/purchases-start.txt" >&2; echo "the purchases harness's start.sh failed" >&2; exit 1; }
+  log "$P_DB: creating and migrating (both ledgers start empty: peer P's table is emptied too)"
+  psql_as postgres -c "DROP DATABASE IF EXISTS $P_DB WITH (FORCE)" -c "CREATE DATABASE $P_DB"
+  as_bench env DATABASE_URL="$(url_of "$BENCH_PGUSER" "$P_DB")" LOG_LEVEL=warning "$SERVER" migrate >/dev/null
+  psql_as "$BENCH_PGDB" -c "TRUNCATE $PURCHASES_TABLE"
+  mkdir -p "$PURCHASES_DATA/cursors"
+  for label in P S R; do echo 0 > "$PURCHASES_DATA/cursors/$label"; done
+  P_TOKEN="$(admin_key "$P_DB")"
+  P_DSN="postgresql://$BENCH_PGUSER@$BENCH_PGHOST:$BENCH_PGPORT/$P_DB"
+  SIGNED_ENV=(APPSTORE_ROOT_CERTIFICATES="$PURCHASES_DATA/chain/root.pem"
+              RATE_LIMIT_CLIENT_PER_SECOND=1000000000 RATE_LIMIT_CLIENT_BURST=1000000000)
+  echo "purchases_n=$(wc -l < "$PURCHASES_DATA/bodies.jsonl")" >> "$FACTS"
 fi
+
+if has_step purchases; then
+  stop_server peer-s
+  start_service "$P_DB" "${SIGNED_ENV[@]}"
+  BENCH_APP_KEY="$(purchases_app "$PURCHASES_BUNDLE" '{"environments":["Sandbox"]}')"
+  S_URL="http://127.0.0.1:$S_PORT/v1/apps/$PURCHASES_BUNDLE/purchases"
+  log "purchases: S (pid $S_PID) on $P_DB trusts only $PURCHASES_DATA/chain/root.pem; $PURCHASES_BUNDLE accepts Sandbox"
+  ok=1
+  "$PY_VENV" "$BENCH_DIR/tools/purchases_check.py" signed "$S_URL" "$BENCH_APP_KEY" "$P_DSN" ledger_transactions \
+    "$PURCHASES_DATA/chain" "$PURCHASES_HARNESS/gen_transactions.py" | tee "$OUT/purchases-check.txt" || ok=0
+  echo "purchases_check=$ok" >> "$FACTS"
+  ok=1
+  "$PY_VENV" "$BENCH_DIR/tools/purchases_check.py" forged "$S_URL" "$BENCH_APP_KEY" "$P_DSN" ledger_transactions \
+    "$PURCHASES_DATA/forged.jsonl" | tee "$OUT/purchases-forged.txt" || ok=0
+  { echo "purchases_forged_ok=$ok"; echo "purchases_forged=$(wc -l < "$PURCHASES_DATA/forged.jsonl")"
+    echo "purchases_forged_refused=$(grep -c '   refused  ' "$OUT/purchases-forged.txt" || true)"
+    echo "purchases_rounds=$PURCHASES_ROUNDS"; echo "purchases_duration=$PURCHASES_DURATION"
+    echo "purchases_warmup=$PURCHASES_WARMUP"; echo "purchases_connections=$PURCHASES_CONNECTIONS"; } >> "$FACTS"
+  warm_p="$PURCHASES_WARMUP" warm_s="$PURCHASES_WARMUP"
+  for round in $(seq "$PURCHASES_ROUNDS"); do
+    order="P S"; [ $((round % 2)) = 0 ] && order="S P"   # alternate which goes first
+    for label in $order; do
+      log "purchases: round $round/$PURCHASES_ROUNDS, $label (wrk -c$PURCHASES_CONNECTIONS -d${PURCHASES_DURATION}s)"
+      if [ "$label" = P ]; then
+        harness_run "purchases_P_$round" P "$PURCHASES_URL_P" "$warm_p" WRK_DURATION="$PURCHASES_DURATION"
+        warm_p=0
+      else
+        harness_run "purchases_S_$round" S "$S_URL" "$warm_s" WRK_DURATION="$PURCHASES_DURATION" \
+          PURCHASES_TOKEN="$BENCH_APP_KEY" PURCHASES_TABLE=ledger_transactions BENCH_PGDB="$P_DB"
+        warm_s=0
+      fi
+    done
+  done
+  echo "purchases_s_hwm_kb=$(hwm_kb "$S_PID")" >> "$FACTS"
+  cp "$BENCH_RUN_DIR/peer-s.log" "$OUT/server-purchases.log" 2>/dev/null || true
+fi
+
+# ------------------------------------------------------------------ 9. receipts: intake, and verified end to end
+# S restarted (its VmHWM is then the receipts' alone) with the stand-in App Store as both verifyReceipt
+# endpoints, answering after RECEIPTS_LATENCY ms; receipts of an app of their own (Production, so one call each).
+if has_step receipts; then
+  # One connection to the App Store per verification in flight: the server and the stand-in each need that many.
+  [ "$(ulimit -n)" -ge $((RECEIPTS_CONCURRENCY + 4096)) ] || ulimit -n $((RECEIPTS_CONCURRENCY + 4096)) 2>/dev/null \
+    || log "receipts: WARNING: open files limited to $(ulimit -n), under APPSTORE_CONCURRENCY + 4096"
+  secret="$S_RUN_DIR/standin.secret"
+  [ -s "$secret" ] || head -c 32 /dev/urandom > "$secret"
+  chown "root:$BENCH_USER" "$secret"; chmod 640 "$secret"
+  RECEIPTS_BUNDLE="com.example.receipts"
+  "$PEERS_DIR/start-extra.sh" standin "$STANDIN_PORT" -- "$S_RUN_DIR/bin/appstore-standin" serve \
+    --port "$STANDIN_PORT" --latency "$RECEIPTS_LATENCY" --secret-file "$secret" --log-level warning
+  receipts="$S_RUN_DIR/receipts.jsonl"
+  params="n=$RECEIPTS_N bundle=$RECEIPTS_BUNDLE secret=$(sha256sum "$secret" | cut -c1-16)"
+  if [ "$(cat "$receipts.params" 2>/dev/null)" != "$params" ] || [ ! -s "$receipts" ]; then
+    log "receipts: the stand-in issues $RECEIPTS_N receipts (once; kept in $receipts)"
+    "$PY_VENV" "$BENCH_DIR/tools/receipts.py" issue "http://127.0.0.1:$STANDIN_PORT" "$RECEIPTS_N" "$receipts.tmp" \
+      "$RECEIPTS_BUNDLE"
+    mv "$receipts.tmp" "$receipts"; chmod 644 "$receipts"; echo "$params" > "$receipts.params"
+  fi
+  stop_server peer-s
+  start_service "$P_DB" "${SIGNED_ENV[@]}" \
+    APPSTORE_VERIFY_RECEIPT_PRODUCTION_URL="http://127.0.0.1:$STANDIN_PORT/verifyReceipt" \
+    APPSTORE_VERIFY_RECEIPT_SANDBOX_URL="http://127.0.0.1:$STANDIN_PORT/sandbox/verifyReceipt" \
+    APPSTORE_CONCURRENCY="$RECEIPTS_CONCURRENCY"
+  RECEIPTS_KEY="$(purchases_app "$RECEIPTS_BUNDLE" '{"environments":["Production","Sandbox"],"sharedSecret":"bench-shared-secret"}')"
+  log "receipts: S (pid $S_PID, APPSTORE_CONCURRENCY=$RECEIPTS_CONCURRENCY, open files $(ulimit -n)); stand-in (pid" \
+      "$(cat "$BENCH_RUN_DIR/peer-standin.pid")) answering in $RECEIPTS_LATENCY ms"
+  { echo "receipts_concurrency=$RECEIPTS_CONCURRENCY"; echo "receipts_latency=$RECEIPTS_LATENCY"
+    echo "receipts_connections=$PURCHASES_CONNECTIONS"
+    echo "receipts_duration=$RECEIPTS_DURATION"; echo "receipts_warmup=$RECEIPTS_WARMUP"; } >> "$FACTS"
+  log "receipts: intake (wrk -c$PURCHASES_CONNECTIONS -d${RECEIPTS_DURATION}s after ${RECEIPTS_WARMUP}s)"
+  harness_run receipts_intake R "http://127.0.0.1:$S_PORT/v1/apps/$RECEIPTS_BUNDLE/purchases" "$RECEIPTS_WARMUP" \
+    WRK_DURATION="$RECEIPTS_DURATION" PURCHASES_BODIES="$receipts" PURCHASES_TOKEN="$RECEIPTS_KEY" \
+    PURCHASES_TABLE=purchase_submissions BENCH_PGDB="$P_DB"
+  log "receipts: verified per second, from the database ($RECEIPTS_SETTLE s to settle, then $RECEIPTS_WINDOW s)"
+  "$PY_VENV" "$BENCH_DIR/tools/receipts.py" watch "$P_DSN" "$RECEIPTS_BUNDLE" "$S_PID" "$RECEIPTS_SETTLE" \
+    "$RECEIPTS_WINDOW" | tee "$OUT/receipts-verified.txt"
+  line="$(grep '^RECEIPTS_RESULT ' "$OUT/receipts-verified.txt" | tail -1)"
+  [ -n "$line" ] || { echo "receipts.py printed no result" >&2; exit 1; }
+  for kv in ${line#RECEIPTS_RESULT }; do echo "receipts_$kv"; done >> "$FACTS"
+  curl -s --max-time 10 "http://127.0.0.1:$STANDIN_PORT/standin/verifications" | head -c 2000 > "$OUT/standin-verifications.json" || true
+  cp "$BENCH_RUN_DIR/peer-s.log" "$OUT/server-receipts.log" 2>/dev/null || true
+  cp "$BENCH_RUN_DIR/peer-standin.log" "$OUT/standin.log" 2>/dev/null || true
+fi
+
+# ------------------------------------------------------------------ 10. report
+echo
+mkdir -p "$OUT/rounds"; touch "$OUT/rounds/results.tsv"
+python3 "$BENCH_DIR/tools/report.py" "$OUT/rounds/results.tsv" "$FACTS" ${BENCH_DOC:+"$BENCH_DOC"} | tee "$OUT/report.txt"
 log "done; raw output in $OUT"

@@ -26,6 +26,8 @@ SCENARIOS = {"typical": "typical app (19 ids, 660 B)", "hot": "hot app (202 ids,
              "missing": "missing app (404, 25 B)"}
 TARGET_RPS_B, TARGET_RPS_A, TARGET_P99_B = 0.8, 20.0, 1.5
 TARGET_ACTIONS, TARGET_RSS_MB = 2000.0, 100.0
+TARGET_SIGNED_RATIO, TARGET_SIGNED_RPS, TARGET_SIGNED_P99 = 3.0, 3000.0, 25.0
+TARGET_INTAKE_RPS, TARGET_VERIFIED_PER_S, TARGET_RECEIPTS_RSS_MB = 3000.0, 500.0, 200.0
 
 
 def load_tsv(path):
@@ -92,6 +94,46 @@ def ratios(med):
     return out
 
 
+def purchases(facts):
+    """Signed transactions: per server ("P", "S") the medians over its runs, and the targets' verdicts."""
+    runs = defaultdict(list)
+    for k in facts:
+        m = re.fullmatch(r"purchases_([PS])_(\d+)_rps", k)
+        if m:
+            runs[m.group(1)].append(f"purchases_{m.group(1)}_{m.group(2)}")
+    out = {}
+    for label, keys in runs.items():
+        g = lambda key, f: [float(facts[f"{k}_{key}"]) for k in keys if facts.get(f"{k}_{key}") not in (None, "", "-")]
+        out[label] = {"rps": statistics.median(g("rps", float)), "p50": statistics.median(g("p50_ms", float)),
+                      "p99": statistics.median(g("p99_ms", float)), "runs": len(keys),
+                      "all_rps": "/".join(f"{x:,.0f}" for x in g("rps", float)),
+                      "non2xx": int(sum(g("non2xx", float))), "socket": "/".join(facts.get(f"{k}_socket_errors", "?") for k in keys),
+                      "new_pct": min(g("new_pct", float), default=float("nan")),
+                      "cpu": "/".join(facts.get(f"{k}_cpu", "?") for k in keys)}
+    if "S" in out:
+        s = out["S"]
+        s["ratio"] = s["rps"] / out["P"]["rps"] if "P" in out and out["P"]["rps"] else float("nan")
+        s["ok_ratio"] = s["ratio"] >= TARGET_SIGNED_RATIO
+        s["ok_rps"] = s["rps"] >= TARGET_SIGNED_RPS
+        s["ok_p99"] = s["p99"] <= TARGET_SIGNED_P99
+    return out
+
+
+def receipts(facts):
+    """Receipts: intake (202/s) and verified end to end (per second), with the targets' verdicts."""
+    f = facts.get
+    out = {}
+    if f("receipts_intake_rps"):
+        out["intake"] = float(f("receipts_intake_rps"))
+        out["ok_intake"] = out["intake"] >= TARGET_INTAKE_RPS
+    if f("receipts_verified_per_s"):
+        out["verified"] = float(f("receipts_verified_per_s"))
+        out["ok_verified"] = out["verified"] >= TARGET_VERIFIED_PER_S
+        out["hwm_mb"] = int(f("receipts_hwm_kb")) / 1024
+        out["ok_rss"] = out["hwm_mb"] <= TARGET_RECEIPTS_RSS_MB
+    return out
+
+
 def console(med, rat, facts):
     lines = []
     for s, title in SCENARIOS.items():
@@ -131,6 +173,38 @@ def console(med, rat, facts):
             mb = int(facts[f"{key}_hwm_kb"]) / 1024
             lines.append(f"peak RSS ({label}, {facts.get(f'{key}_products')} products): {mb:.1f} MB"
                          + (f" (target <= {TARGET_RSS_MB:.0f} MB: {ok(mb <= TARGET_RSS_MB)})" if key == "rss_100k" else ""))
+    pur, f = purchases(facts), facts.get
+    if pur:
+        lines.append(f"\nsigned transactions (POST /v1/apps/{{app}}/purchases, wrk -c{f('purchases_connections')} "
+                     f"-d{f('purchases_duration')}s, medians of {f('purchases_rounds')} run(s) each, alternating):")
+        for label, name in (("S", "S IAP Catalog"), ("P", "P Apple's library")):
+            m = pur.get(label)
+            if m:
+                lines.append(f"  {label}: {m['rps']:>8,.0f} verified and recorded/s  p50 {m['p50']:6.1f} ms  "
+                             f"p99 {m['p99']:6.1f} ms  non-2xx {m['non2xx']}  new {m['new_pct']:.1f} % (min)  "
+                             f"runs {m['all_rps']}  cpu busy/other {m['cpu']}")
+        s = pur.get("S")
+        if s:
+            lines.append(f"  S/P = {s['ratio']:.2f} (target >= {TARGET_SIGNED_RATIO:.0f}: {ok(s['ok_ratio'])})   "
+                         f"S >= {TARGET_SIGNED_RPS:,.0f}/s: {ok(s['ok_rps'])}   S p99 <= {TARGET_SIGNED_P99:.0f} ms: "
+                         f"{ok(s['ok_p99'])}")
+    if f("purchases_check"):
+        lines.append(f"  checks (bench/tools/purchases_check.py): 3 fresh transactions recorded once: "
+                     f"{ok(f('purchases_check') == '1')}; forged bodies refused: {f('purchases_forged_refused')} of "
+                     f"{f('purchases_forged')}, none in the ledger: {ok(f('purchases_forged_ok') == '1')}")
+    rec = receipts(facts)
+    if "intake" in rec:
+        lines.append(f"\nreceipts accepted (202, queued durably), wrk -c{f('receipts_connections')} "
+                     f"-d{f('receipts_duration')}s: {rec['intake']:,.0f}/s (target >= {TARGET_INTAKE_RPS:,.0f}: "
+                     f"{ok(rec['ok_intake'])}); p50 {f('receipts_intake_p50_ms')} ms, p99 {f('receipts_intake_p99_ms')} ms; "
+                     f"non-2xx {f('receipts_intake_non2xx')}; new {f('receipts_intake_new_pct')} %")
+    if "verified" in rec:
+        lines.append(f"receipts verified end to end (stand-in at {f('receipts_latency')} ms, APPSTORE_CONCURRENCY="
+                     f"{f('receipts_concurrency')}): {rec['verified']:,.1f}/s over {f('receipts_window_s')} s (target >= "
+                     f"{TARGET_VERIFIED_PER_S:,.0f}: {ok(rec['ok_verified'])}); backlog {f('receipts_backlog_start')} -> "
+                     f"{f('receipts_backlog_end')}{' (RAN OUT: the rate is a lower bound)' if f('receipts_starved') == '1' else ''}; "
+                     f"invalid {f('receipts_invalid')}, failed {f('receipts_failed')}; "
+                     f"server VmHWM {rec['hwm_mb']:.1f} MB (target <= {TARGET_RECEIPTS_RSS_MB:.0f}: {ok(rec['ok_rss'])})")
     return "\n".join(lines)
 
 
@@ -233,6 +307,54 @@ def markdown(med, rat, facts):
                            f"{int(f('rss_100k_start_kb')) / 1024:.1f} / {int(f('rss_100k_rss_kb')) / 1024:.1f} MB | |")
         elif key == "rss_100k":
             out.append(f"| server peak RSS, 100,000-product catalog | not measured | ≤ 100 MB |")
+    pur, rec = purchases(facts), receipts(facts)
+    if pur or rec:
+        out.append("")
+        out.append("#### Purchases: signed transactions and receipts")
+        out.append("")
+    if pur:
+        out.append(f"Signed transactions verified and recorded, `POST /v1/apps/{{app}}/purchases` with the purchases "
+                   f"harness's bodies (each a transaction its ledger has not seen), `wrk -t2 -c{f('purchases_connections')} "
+                   f"-d{f('purchases_duration')}s` after a {f('purchases_warmup')} s warm-up, {f('purchases_rounds')} "
+                   f"run(s) of each server, alternating; medians:")
+        out.append("")
+        out.append("| server | verified/s | p50 ms | p99 ms | non-2xx | socket errors | new % (min) | each run's req/s | cpu busy/other % |")
+        out.append("|---|---:|---:|---:|---:|---|---:|---|---|")
+        for label, name in (("S", "S IAP Catalog (Swift)"), ("P", "P Apple's Python library (FastAPI + asyncpg)")):
+            m = pur.get(label)
+            if m:
+                out.append(f"| {name} | {fmt(m['rps'])} | {m['p50']:.1f} | {m['p99']:.1f} | {m['non2xx']} | {m['socket']} | "
+                           f"{m['new_pct']:.1f} | {m['all_rps']} | {m['cpu']} |")
+        out.append("")
+    if pur or rec:
+        out += ["| measure | value | target |", "|---|---:|---|"]
+    s = pur.get("S")
+    if s:
+        out.append(f"| signed transactions: S / P | {s['ratio']:.2f} | ≥ {TARGET_SIGNED_RATIO:.0f}: "
+                   f"{'met' if s['ok_ratio'] else '**missed**'} |")
+        out.append(f"| signed transactions verified and recorded by S per second | {fmt(s['rps'])} | "
+                   f"≥ {TARGET_SIGNED_RPS:,.0f}: {'met' if s['ok_rps'] else '**missed**'} |")
+        out.append(f"| ... p99 at {f('purchases_connections')} connections | {s['p99']:.1f} ms | ≤ {TARGET_SIGNED_P99:.0f} ms: "
+                   f"{'met' if s['ok_p99'] else '**missed**'} |")
+    if f("purchases_check"):
+        out.append(f"| 3 fresh transactions: 200 verified, recorded once with the payload's values; the same again: "
+                   f"the same submission | {'yes' if f('purchases_check') == '1' else '**NO**'} | yes |")
+        out.append(f"| forged bodies refused (4xx) / in the corpus; none in the ledger | {f('purchases_forged_refused')} / "
+                   f"{f('purchases_forged')}; {'yes' if f('purchases_forged_ok') == '1' else '**NO**'} | all; yes |")
+    if "intake" in rec:
+        out.append(f"| receipts accepted (202, queued durably) per second, `wrk -c{f('receipts_connections')} "
+                   f"-d{f('receipts_duration')}s` | {fmt(rec['intake'])} | ≥ {TARGET_INTAKE_RPS:,.0f}: "
+                   f"{'met' if rec['ok_intake'] else '**missed**'} |")
+        out.append(f"| ... p50 / p99; non-2xx; new % | {f('receipts_intake_p50_ms')} / {f('receipts_intake_p99_ms')} ms; "
+                   f"{f('receipts_intake_non2xx')}; {f('receipts_intake_new_pct')} | |")
+    if "verified" in rec:
+        out.append(f"| receipts verified end to end per second (stand-in answering in {f('receipts_latency')} ms, "
+                   f"`APPSTORE_CONCURRENCY={f('receipts_concurrency')}`; from the database over {f('receipts_window_s')} s; "
+                   f"backlog {f('receipts_backlog_start')} → {f('receipts_backlog_end')}"
+                   f"{', **ran out**: a lower bound' if f('receipts_starved') == '1' else ''}) | {rec['verified']:,.1f} | "
+                   f"≥ {TARGET_VERIFIED_PER_S:,.0f}: {'met' if rec['ok_verified'] else '**missed**'} |")
+        out.append(f"| ... server peak RSS (VmHWM) over intake and verification | {rec['hwm_mb']:.1f} MB | "
+                   f"≤ {TARGET_RECEIPTS_RSS_MB:.0f} MB: {'met' if rec['ok_rss'] else '**missed**'} |")
     if f("cpu_breakdown_S"):
         out.append("")
         out.append("#### Where the CPU goes (peers' `tools/cpu_breakdown.sh`, typical app, one 15 s run each)")
