@@ -154,8 +154,12 @@ struct ConsoleLedgerTests {
                 #expect(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"), "\(path)")
             }
 
+            try await api.createProduct(world.app, "sold", type: .consumable, key: world.keys.admin)
+            let product = "/console/apps/\(world.app)/products/sold"
+            #expect(try await ConsoleTests.page(api, product, auditor).1.contains(#"href="\#(paths[0])?productId=sold" id="sales""#))
             let reviewer = try await ConsoleTests.signIn(api, key: world.keys.reviewer)
             #expect(!(try await ConsoleTests.page(api, "/console/apps", reviewer).1.contains(paths[0])), "no link it may not follow")
+            #expect(!(try await ConsoleTests.page(api, product, reviewer).1.contains(#"id="sales""#)))
             for path in paths {
                 #expect(try await ConsoleTests.page(api, path, reviewer).0 == .forbidden, "\(path)")
             }

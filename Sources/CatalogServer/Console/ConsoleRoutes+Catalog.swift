@@ -151,6 +151,7 @@ extension ConsoleRoutes {
             events: try history.items.map(Self.timelineEvent),
             moreHistoryHref: history.nextCursor == nil ? nil : historyHref,
             historyHref: historyHref,
+            salesHref: Self.href(Self.transactionsHref(bundleID), [("productId", productID)]),
             verifyHref: key.role.may(.verifyHistory) ? Self.href("/console/history/verify", [("app", bundleID)]) : nil)
         return try templates.page("product", page, status: status)
     }

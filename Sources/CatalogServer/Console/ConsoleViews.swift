@@ -227,6 +227,8 @@ struct ProductPage: Sendable {
     let events: [TimelineEvent]
     let moreHistoryHref: String?
     let historyHref: String
+    /// The product's transactions in the ledger (shown to the roles that read it).
+    let salesHref: String
     let verifyHref: String?
 }
 
