@@ -16,17 +16,26 @@ public struct StoreSettings: Sendable, Hashable, CustomStringConvertible, Custom
     public var environments: Set<AppStoreEnvironment>
     /// Whether Xcode-signed transactions (local StoreKit testing) are accepted; recorded as Xcode, never Production.
     public var acceptXcode: Bool
+    /// The `manyStoreAccounts` signal's N: an account whose purchases come from more than this many App Store
+    /// accounts (distinct `appTransactionId`s) within the window raises it.
+    public var manyStoreAccountsLimit: Int
+    /// The `manyStoreAccounts` signal's window, in hours, ending at each purchase.
+    public var manyStoreAccountsWindowHours: Int
     /// Grows with every change; 0 for an app that has only the defaults.
     public var version: Int
     public var updatedAt: Date?
 
     public init(appAppleId: Int64? = nil, sharedSecret: AppStoreSharedSecret? = nil,
                 environments: Set<AppStoreEnvironment> = StoreSettings.defaultEnvironments, acceptXcode: Bool = false,
+                manyStoreAccountsLimit: Int = StoreSettings.defaultManyStoreAccountsLimit,
+                manyStoreAccountsWindowHours: Int = StoreSettings.defaultManyStoreAccountsWindowHours,
                 version: Int = 0, updatedAt: Date? = nil) {
         self.appAppleId = appAppleId
         self.sharedSecret = sharedSecret
         self.environments = environments
         self.acceptXcode = acceptXcode
+        self.manyStoreAccountsLimit = manyStoreAccountsLimit
+        self.manyStoreAccountsWindowHours = manyStoreAccountsWindowHours
         self.version = version
         self.updatedAt = updatedAt
     }
@@ -40,6 +49,14 @@ public struct StoreSettings: Sendable, Hashable, CustomStringConvertible, Custom
     public static let sharedSecretLimit = 256
     /// The App Store's app identifiers: positive, and exact in a JSON number (2^53 − 1 at most).
     public static let appAppleIdRange: ClosedRange<Int64> = 1...9_007_199_254_740_991
+    /// More App Store accounts than this behind one account's purchases within the window is irregular: a family
+    /// shares a device or two, a reseller or a stolen-card ring many more.
+    public static let defaultManyStoreAccountsLimit = 3
+    /// 30 days.
+    public static let defaultManyStoreAccountsWindowHours = 720
+    public static let manyStoreAccountsLimitRange = 1...1000
+    /// An hour to a leap year.
+    public static let manyStoreAccountsWindowHoursRange = 1...8784
 
     /// Whether `environment` is accepted for this app.
     public func accepts(_ environment: AppStoreEnvironment) -> Bool {
@@ -68,6 +85,14 @@ public struct StoreSettings: Sendable, Hashable, CustomStringConvertible, Custom
             problems.append(FieldProblem(field: "appAppleId", rule: "range",
                                          message: "must be between 1 and \(Self.appAppleIdRange.upperBound)"))
         }
+        if let limit = update.manyStoreAccountsLimit, !Self.manyStoreAccountsLimitRange.contains(limit) {
+            problems.append(FieldProblem(field: "manyStoreAccountsLimit", rule: "range",
+                                         message: "must be between \(Self.manyStoreAccountsLimitRange.lowerBound) and \(Self.manyStoreAccountsLimitRange.upperBound)"))
+        }
+        if let hours = update.manyStoreAccountsWindowHours, !Self.manyStoreAccountsWindowHoursRange.contains(hours) {
+            problems.append(FieldProblem(field: "manyStoreAccountsWindowHours", rule: "range",
+                                         message: "must be between \(Self.manyStoreAccountsWindowHoursRange.lowerBound) and \(Self.manyStoreAccountsWindowHoursRange.upperBound) hours"))
+        }
         if let environments = update.environments {
             if environments.isEmpty {
                 problems.append(FieldProblem(field: "environments", rule: "minItems", message: "must name at least one environment"))
@@ -85,7 +110,10 @@ public struct StoreSettings: Sendable, Hashable, CustomStringConvertible, Custom
             appAppleId: update.appAppleId,
             sharedSecret: update.clearSharedSecret ? nil : update.sharedSecret ?? sharedSecret,
             environments: update.environments.map(Set.init) ?? Self.defaultEnvironments,
-            acceptXcode: update.acceptXcode ?? false, version: version + 1, updatedAt: updatedAt)
+            acceptXcode: update.acceptXcode ?? false,
+            manyStoreAccountsLimit: update.manyStoreAccountsLimit ?? Self.defaultManyStoreAccountsLimit,
+            manyStoreAccountsWindowHours: update.manyStoreAccountsWindowHours ?? Self.defaultManyStoreAccountsWindowHours,
+            version: version + 1, updatedAt: updatedAt)
     }
 
     /// What history records of a change from `old` to these settings: each field that changed, and the shared
@@ -100,6 +128,14 @@ public struct StoreSettings: Sendable, Hashable, CustomStringConvertible, Custom
         }
         if acceptXcode != old.acceptXcode {
             changes.append(FieldChange(field: "acceptXcode", old: old.acceptXcode, new: acceptXcode))
+        }
+        if manyStoreAccountsLimit != old.manyStoreAccountsLimit {
+            changes.append(FieldChange(field: "manyStoreAccountsLimit", old: old.manyStoreAccountsLimit,
+                                       new: manyStoreAccountsLimit))
+        }
+        if manyStoreAccountsWindowHours != old.manyStoreAccountsWindowHours {
+            changes.append(FieldChange(field: "manyStoreAccountsWindowHours", old: old.manyStoreAccountsWindowHours,
+                                       new: manyStoreAccountsWindowHours))
         }
         switch (old.sharedSecret, sharedSecret) {
         case (nil, .some): changes.append(FieldChange(field: "sharedSecret", old: nil, new: "set"))
@@ -118,14 +154,17 @@ public struct StoreSettings: Sendable, Hashable, CustomStringConvertible, Custom
 
     public var description: String {
         "StoreSettings(appAppleId: \(appAppleId.map(String.init) ?? "none"), sharedSecretSet: \(sharedSecret != nil), "
-            + "environments: \(sortedEnvironments), acceptXcode: \(acceptXcode), version: \(version))"
+            + "environments: \(sortedEnvironments), acceptXcode: \(acceptXcode), "
+            + "manyStoreAccounts: more than \(manyStoreAccountsLimit) in \(manyStoreAccountsWindowHours) h, version: \(version))"
     }
 
     public var debugDescription: String { description }
 
     public var customMirror: Mirror {
         Mirror(self, children: ["appAppleId": appAppleId as Any, "sharedSecretSet": sharedSecret != nil,
-                                "environments": sortedEnvironments, "acceptXcode": acceptXcode, "version": version])
+                                "environments": sortedEnvironments, "acceptXcode": acceptXcode,
+                                "manyStoreAccountsLimit": manyStoreAccountsLimit,
+                                "manyStoreAccountsWindowHours": manyStoreAccountsWindowHours, "version": version])
     }
 }
 
@@ -136,13 +175,18 @@ public struct StoreSettingsUpdate: Sendable, Hashable {
     public var clearSharedSecret: Bool
     public var environments: [AppStoreEnvironment]?
     public var acceptXcode: Bool?
+    public var manyStoreAccountsLimit: Int?
+    public var manyStoreAccountsWindowHours: Int?
 
     public init(appAppleId: Int64? = nil, sharedSecret: AppStoreSharedSecret? = nil, clearSharedSecret: Bool = false,
-                environments: [AppStoreEnvironment]? = nil, acceptXcode: Bool? = nil) {
+                environments: [AppStoreEnvironment]? = nil, acceptXcode: Bool? = nil,
+                manyStoreAccountsLimit: Int? = nil, manyStoreAccountsWindowHours: Int? = nil) {
         self.appAppleId = appAppleId
         self.sharedSecret = sharedSecret
         self.clearSharedSecret = clearSharedSecret
         self.environments = environments
         self.acceptXcode = acceptXcode
+        self.manyStoreAccountsLimit = manyStoreAccountsLimit
+        self.manyStoreAccountsWindowHours = manyStoreAccountsWindowHours
     }
 }

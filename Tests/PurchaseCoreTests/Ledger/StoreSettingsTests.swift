@@ -54,3 +54,25 @@ struct StoreSettingsTests {
         }
     }
 }
+
+@Suite("Store settings: the manyStoreAccounts signal")
+struct ManyStoreAccountsSettingsTests {
+    @Test("N and the window default to 3 and 30 days, are replaced, and are refused outside their ranges")
+    func limits() throws {
+        #expect(StoreSettings.defaults.manyStoreAccountsLimit == 3 && StoreSettings.defaults.manyStoreAccountsWindowHours == 720)
+        let set = try StoreSettings.defaults.replaced(by: StoreSettingsUpdate(manyStoreAccountsLimit: 5,
+                                                                              manyStoreAccountsWindowHours: 24))
+        #expect(set.manyStoreAccountsLimit == 5 && set.manyStoreAccountsWindowHours == 24)
+        #expect(set.historyChanges(from: .defaults).map(\.field) == ["manyStoreAccountsLimit", "manyStoreAccountsWindowHours"])
+        let back = try set.replaced(by: StoreSettingsUpdate())
+        #expect(back.manyStoreAccountsLimit == 3 && back.manyStoreAccountsWindowHours == 720)
+        do {
+            _ = try StoreSettings.defaults.replaced(by: StoreSettingsUpdate(manyStoreAccountsLimit: 0,
+                                                                            manyStoreAccountsWindowHours: 8785))
+            Issue.record("accepted")
+        } catch {
+            guard case .validationFailed(let problems) = error else { Issue.record("\(error)"); return }
+            #expect(problems.map(\.field) == ["manyStoreAccountsLimit", "manyStoreAccountsWindowHours"])
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import CatalogCore
+
+/// An app's own name for one of its accounts (a user id, an e-mail address, whatever the app's backend keys its
+/// users by), as `POST …/account-tokens` receives it. It is hashed and forgotten: never stored, logged or echoed.
+///
+/// Its description and mirror are redacted, so that interpolating it into a log line, an error or a dump cannot
+/// leak it; only ``AccountTokens/derive(for:under:)`` reads ``text``.
+public struct AccountName: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
+    CustomReflectable
+{
+    /// The account as the app sent it. Read it only to hash it.
+    public let text: String
+
+    /// The longest account accepted, in UTF-8 bytes (user ids and e-mail addresses are far shorter).
+    public static let byteLimit = 1024
+
+    /// The account, exactly as sent (no trimming, no case folding: the app's ids are its own), if it is 1 to
+    /// ``byteLimit`` UTF-8 bytes. The refusal names the field and the rule, never the value.
+    public init(_ text: String, field: String = "account") throws(CatalogError) {
+        let length = text.utf8.count
+        guard length >= 1 else {
+            throw .validationFailed([FieldProblem(field: field, rule: "minLength", message: "must not be empty")])
+        }
+        guard length <= Self.byteLimit else {
+            throw .validationFailed([FieldProblem(field: field, rule: "maxLength",
+                                                  message: "must be at most \(Self.byteLimit) bytes of UTF-8")])
+        }
+        self.text = text
+    }
+
+    public var description: String { "<redacted>" }
+    public var debugDescription: String { "AccountName(<redacted>)" }
+    public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
+}
