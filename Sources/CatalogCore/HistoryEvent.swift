@@ -29,6 +29,9 @@ public enum HistoryKind: String, CaseIterable, Sendable, Codable {
     case transactionRecorded = "transaction_recorded"
     /// A later source added facts to a transaction of the ledger (an expiry, a refund, a price).
     case transactionUpdated = "transaction_updated"
+    /// The ledger noticed irregular activity or a refund (a signal: sharedTransaction, manyStoreAccounts, refund),
+    /// in the same transaction as the ledger change that raised it.
+    case signalRaised = "signal_raised"
 
     /// The kinds of a product's own events: what its history and its point-in-time reads follow (not the sales
     /// recorded under its productId).

@@ -39,6 +39,8 @@ public struct Database: Sendable {
     public var submissions: PurchaseSubmissionRepository { PurchaseSubmissionRepository(database: self) }
     public var ledger: LedgerRepository { LedgerRepository(database: self) }
     public var storeSettings: StoreSettingsRepository { StoreSettingsRepository(database: self) }
+    public var accounts: AccountRepository { AccountRepository(database: self) }
+    public var signals: SignalRepository { SignalRepository(database: self) }
 
     /// Lifecycle changes waiting to be written with others' or being written, for metrics.
     public var unansweredLifecycleChanges: Int { lifecycleBatches?.unanswered ?? 0 }

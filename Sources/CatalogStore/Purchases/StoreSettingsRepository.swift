@@ -17,7 +17,10 @@ public struct StoreSettingsRepository: Sendable {
             appAppleId: try columns["app_apple_id"].decode(Int64?.self),
             sharedSecret: try columns["shared_secret"].decode(String?.self).map(AppStoreSharedSecret.init),
             environments: Set(environments.compactMap(AppStoreEnvironment.init(rawValue:))),
-            acceptXcode: try columns["accept_xcode"].decode(Bool.self), version: try columns["version"].decode(Int.self),
+            acceptXcode: try columns["accept_xcode"].decode(Bool.self),
+            manyStoreAccountsLimit: try columns["many_store_accounts_limit"].decode(Int.self),
+            manyStoreAccountsWindowHours: try columns["many_store_accounts_window_hours"].decode(Int.self),
+            version: try columns["version"].decode(Int.self),
             updatedAt: try columns["updated_at"].decode(Date?.self))
     }
 
@@ -25,8 +28,8 @@ public struct StoreSettingsRepository: Sendable {
     struct Find: PreparedQuery {
         static let name = "StoreSettingsRepository.Find"
         static let sql = """
-            SELECT s.app_apple_id, s.shared_secret, s.environments::text[] AS environments, s.accept_xcode, s.version,
-                   s.updated_at
+            SELECT s.app_apple_id, s.shared_secret, s.environments::text[] AS environments, s.accept_xcode,
+                   s.many_store_accounts_limit, s.many_store_accounts_window_hours, s.version, s.updated_at
             FROM apps a LEFT JOIN store_settings s ON s.app = a.bundle_id
             WHERE a.bundle_id = $1
             """
@@ -48,14 +51,18 @@ public struct StoreSettingsRepository: Sendable {
     {
         let rows = try await database.execute("""
             WITH saved AS (
-                INSERT INTO store_settings AS s (app, app_apple_id, shared_secret, environments, accept_xcode, version,
+                INSERT INTO store_settings AS s (app, app_apple_id, shared_secret, environments, accept_xcode,
+                                                 many_store_accounts_limit, many_store_accounts_window_hours, version,
                                                  updated_at)
                 VALUES (\(bundleID), \(settings.appAppleId), \(settings.sharedSecret?.text),
                         \(settings.sortedEnvironments)::store_environment[], \(settings.acceptXcode),
+                        \(settings.manyStoreAccountsLimit), \(settings.manyStoreAccountsWindowHours),
                         \(previousVersion + 1), now())
                 ON CONFLICT (app) DO UPDATE SET
                     app_apple_id = EXCLUDED.app_apple_id, shared_secret = EXCLUDED.shared_secret,
                     environments = EXCLUDED.environments, accept_xcode = EXCLUDED.accept_xcode,
+                    many_store_accounts_limit = EXCLUDED.many_store_accounts_limit,
+                    many_store_accounts_window_hours = EXCLUDED.many_store_accounts_window_hours,
                     version = EXCLUDED.version, updated_at = EXCLUDED.updated_at
                 WHERE s.version = \(previousVersion)
                 RETURNING s.version, s.updated_at)

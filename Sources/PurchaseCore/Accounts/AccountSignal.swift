@@ -27,8 +27,10 @@ public struct AccountSignal: Sendable, Hashable {
     public var transactionId: String
     public var productId: String
     /// `manyStoreAccounts`: the App Store accounts (`appTransactionId`s) behind the account's purchases within the
-    /// window, the new one included; their number is more than ``limit``.
+    /// window, the new one included, sorted (the first 100: ``storeAccountCount`` says how many there are).
     public var storeAccounts: [String]?
+    /// `manyStoreAccounts`: how many App Store accounts; more than ``limit``.
+    public var storeAccountCount: Int?
     public var limit: Int?
     public var windowHours: Int?
     /// `refund`: when and why, as Apple says.
@@ -41,7 +43,7 @@ public struct AccountSignal: Sendable, Hashable {
 
     public init(id: Int64, bundleID: String, kind: AccountSignalKind, accountToken: String, otherAccountToken: String?,
                 environment: AppStoreEnvironment, transactionId: String, productId: String, storeAccounts: [String]?,
-                limit: Int?, windowHours: Int?, revocationDate: Date?, revocationReason: Int?, sourceKind: String,
+                storeAccountCount: Int?, limit: Int?, windowHours: Int?, revocationDate: Date?, revocationReason: Int?, sourceKind: String,
                 sourceId: UUID, raisedAt: Date) {
         self.id = id
         self.bundleID = bundleID
@@ -52,6 +54,7 @@ public struct AccountSignal: Sendable, Hashable {
         self.transactionId = transactionId
         self.productId = productId
         self.storeAccounts = storeAccounts
+        self.storeAccountCount = storeAccountCount
         self.limit = limit
         self.windowHours = windowHours
         self.revocationDate = revocationDate
