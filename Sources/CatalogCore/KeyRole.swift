@@ -13,9 +13,10 @@ public enum KeyRole: String, CaseIterable, Sendable, Codable {
         switch self {
         case .admin: Set(Permission.allCases)
         case .developer:
-            [.readCatalog, .editCatalog, .readHistory, .importCatalog, .exportCatalog, .readPurchases, .retryPurchases]
+            [.readCatalog, .editCatalog, .readHistory, .importCatalog, .exportCatalog, .readPurchases, .retryPurchases,
+             .makeAccountTokens, .readAccounts, .readSignals]
         case .reviewer: [.readCatalog, .readHistory]
-        case .auditor: [.readCatalog, .readHistory, .verifyHistory, .exportCatalog, .readPurchases]
+        case .auditor: [.readCatalog, .readHistory, .verifyHistory, .exportCatalog, .readPurchases, .readSignals]
         case .client: [.submitPurchases, .readOwnSubmissions]
         }
     }
@@ -60,4 +61,10 @@ public enum Permission: String, CaseIterable, Sendable {
     case retryPurchases
     /// Read and change an app's store settings (the shared secret is never shown, even to this).
     case manageStoreSettings
+    /// Make the tokens of an app's accounts from the accounts themselves (the app's backend does, never the app).
+    case makeAccountTokens
+    /// Read what one account owns and its transactions.
+    case readAccounts
+    /// Read the signals of irregular activity and refunds.
+    case readSignals
 }

@@ -1,6 +1,7 @@
 /// The rules every text field shares: a length in Unicode scalars, and no NUL (PostgreSQL text cannot hold it).
-enum TextRules {
-    static func problems(_ value: String, field: String, length: ClosedRange<Int>) -> [FieldProblem] {
+public enum TextRules {
+    /// What breaks the rules in `value`: its length outside `length`, a NUL; the problems never quote the value.
+    public static func problems(_ value: String, field: String, length: ClosedRange<Int>) -> [FieldProblem] {
         var problems: [FieldProblem] = []
         let count = value.unicodeScalars.count
         if count < length.lowerBound {

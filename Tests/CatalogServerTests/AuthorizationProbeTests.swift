@@ -35,6 +35,8 @@ struct AuthorizationProbeTests {
             "listTransactions": [.admin, .developer, .auditor], "getTransaction": [.admin, .developer, .auditor],
             "getTransactionSummary": [.admin, .developer, .auditor],
             "getStoreSettings": [.admin], "putStoreSettings": [.admin], "receiveAppStoreNotification": anyKey,
+            "createAccountTokens": [.admin, .developer], "getAccount": [.admin, .developer],
+            "listSignals": [.admin, .developer, .auditor],
         ]
     }()
 

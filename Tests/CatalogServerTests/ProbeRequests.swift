@@ -31,6 +31,7 @@ enum ProbeRequests {
             // A receipt for an account of its own: queued (the stand-in would verify it), never a rate limit.
             "submitPurchase": #"{"receipt":"UFJPQkU\#(n)","accountToken":"\#(UUID().uuidString.lowercased())"}"#,
             "putStoreSettings": #"{"sharedSecret":"probe\#(n)secret","environments":["Production","Sandbox"]}"#,
+            "createAccountTokens": #"{"account":"probe-user-\#(n)"}"#,
             // Not signed data: refused as such (422), whoever sends it.
             "receiveAppStoreNotification": #"{"signedPayload":"probe.\#(n).payload"}"#,
             // A StoreKit file of one consumable, minified: its strings are nested, so that a probe that changes
@@ -82,7 +83,8 @@ struct ProbeWorld: Sendable {
         let productID = "probe.\(ProbeRequests.unique())"
         try await api.createProduct(app, productID, type: .consumable, key: keys.admin)
         return ["bundleId": app, "productId": productID, "groupId": groupID, "keyId": spareKeyID,
-                "submissionId": UUID().uuidString.lowercased(), "transactionId": "2000000\(ProbeRequests.unique())"]
+                "submissionId": UUID().uuidString.lowercased(), "transactionId": "2000000\(ProbeRequests.unique())",
+                "accountToken": UUID().uuidString.lowercased()]
     }
 
     func key(_ role: KeyRole) -> String {

@@ -54,6 +54,9 @@ extension Permission {
         case .readPurchases: "read purchases and transactions"
         case .retryPurchases: "retry submissions"
         case .manageStoreSettings: "read or change store settings"
+        case .makeAccountTokens: "make account tokens"
+        case .readAccounts: "read accounts"
+        case .readSignals: "read signals"
         }
     }
 }

@@ -11,20 +11,16 @@ public struct AccountName: Sendable, Hashable, CustomStringConvertible, CustomDe
     /// The account as the app sent it. Read it only to hash it.
     public let text: String
 
-    /// The longest account accepted, in UTF-8 bytes (user ids and e-mail addresses are far shorter).
-    public static let byteLimit = 1024
+    /// The longest account accepted, in Unicode code points as JSON Schema's `maxLength` counts them (user ids
+    /// and e-mail addresses, at most 254, are shorter).
+    public static let characterLimit = 512
 
     /// The account, exactly as sent (no trimming, no case folding: the app's ids are its own), if it is 1 to
-    /// ``byteLimit`` UTF-8 bytes. The refusal names the field and the rule, never the value.
+    /// ``characterLimit`` code points without NUL (the rules of every text field). The refusal names the field
+    /// and the rule, never the value.
     public init(_ text: String, field: String = "account") throws(CatalogError) {
-        let length = text.utf8.count
-        guard length >= 1 else {
-            throw .validationFailed([FieldProblem(field: field, rule: "minLength", message: "must not be empty")])
-        }
-        guard length <= Self.byteLimit else {
-            throw .validationFailed([FieldProblem(field: field, rule: "maxLength",
-                                                  message: "must be at most \(Self.byteLimit) bytes of UTF-8")])
-        }
+        let problems = TextRules.problems(text, field: field, length: 1...Self.characterLimit)
+        guard problems.isEmpty else { throw .validationFailed(problems) }
         self.text = text
     }
 

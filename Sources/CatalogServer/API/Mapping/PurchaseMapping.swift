@@ -67,7 +67,9 @@ extension Components.Schemas.StoreSettings {
         self.init(
             appAppleId: settings.appAppleId.map { Int($0) }, sharedSecretSet: settings.sharedSecret != nil,
             environments: settings.sortedEnvironments.compactMap { .init(rawValue: $0) },
-            acceptXcode: settings.acceptXcode, version: settings.version, updatedAt: settings.updatedAt)
+            acceptXcode: settings.acceptXcode, manyStoreAccountsLimit: settings.manyStoreAccountsLimit,
+            manyStoreAccountsWindowHours: settings.manyStoreAccountsWindowHours, version: settings.version,
+            updatedAt: settings.updatedAt)
     }
 }
 
@@ -77,7 +79,8 @@ extension StoreSettingsUpdate {
             appAppleId: body.appAppleId.map { Int64($0) }, sharedSecret: body.sharedSecret.map(AppStoreSharedSecret.init),
             clearSharedSecret: body.clearSharedSecret ?? false,
             environments: body.environments?.map { AppStoreEnvironment(rawValue: $0.rawValue) ?? .xcode },
-            acceptXcode: body.acceptXcode)
+            acceptXcode: body.acceptXcode, manyStoreAccountsLimit: body.manyStoreAccountsLimit,
+            manyStoreAccountsWindowHours: body.manyStoreAccountsWindowHours)
     }
 }
 

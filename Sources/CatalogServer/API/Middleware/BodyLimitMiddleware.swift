@@ -34,8 +34,9 @@ enum BodyLimit {
     /// Store Connect allows 10,000 products per app. Sent to an operation that takes JSON, it is refused 415.
     static let file = 32 << 20
 
-    /// The limit of `request`'s body: by its media type, and for the two routes that take purchase proofs, the
-    /// route's own (``PurchaseRoute/bodyLimit``: a receipt is at most 256 KiB, a notification 64 KiB).
+    /// The limit of `request`'s body: by its media type, and for the routes of purchases and accounts, the
+    /// route's own (``PurchaseRoute/bodyLimit``: a receipt is at most 256 KiB, a notification 64 KiB, an
+    /// account 16 KiB).
     static func of(_ request: Request) -> Int {
         if isFile(request.headers[.contentType]) { return file }
         return PurchaseRoute(request)?.bodyLimit ?? document

@@ -20,8 +20,10 @@ struct IdempotencyMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
     {
+        // An account-token request changes nothing, and its body is an account, which is never kept in any form
+        // (a plain hash of it could be found from a list of user names).
         guard request.method == .post, let idempotencyKey = request.headers[Self.headerName],
-              let key = RequestScope.key
+              let key = RequestScope.key, PurchaseRoute(request) != .accountTokens
         else { return try await next(request, context) }
         guard (1...255).contains(idempotencyKey.count) else {
             throw Problem.validation([.init(field: "Idempotency-Key", rule: "maxLength", message: "1–255 characters")])

@@ -1,13 +1,16 @@
 import Hummingbird
 
-/// The two routes that take purchase proofs, found by method and path before routing: their bodies have limits
-/// of their own, and App Store notifications come without a key.
+/// The routes of purchases and accounts found by method and path before routing: the two that take purchase
+/// proofs, whose bodies have limits of their own (App Store notifications come without a key), and the one that
+/// takes an account itself, whose body is never kept (not even hashed, for `Idempotency-Key`).
 enum PurchaseRoute: Equatable {
     /// `POST /v1/apps/{bundleId}/purchases`: a signed transaction (a few KB) or an app receipt (rarely over
     /// 100 KB).
     case purchase
     /// `POST /v1/apps/{bundleId}/notifications/app-store`: a signed payload, under 16 KB from Apple.
     case appStoreNotification
+    /// `POST /v1/apps/{bundleId}/account-tokens`: an account id, at most 512 characters.
+    case accountTokens
 
     init?(_ request: Request) {
         guard request.method == .post else { return nil }
@@ -18,6 +21,7 @@ enum PurchaseRoute: Equatable {
         switch rest[slash...] {
         case "/purchases": self = .purchase
         case "/notifications/app-store": self = .appStoreNotification
+        case "/account-tokens": self = .accountTokens
         default: return nil
         }
     }
@@ -27,6 +31,7 @@ enum PurchaseRoute: Equatable {
         switch self {
         case .purchase: 256 << 10
         case .appStoreNotification: 64 << 10
+        case .accountTokens: 16 << 10
         }
     }
 }
