@@ -220,6 +220,9 @@ struct AccountAPITests {
             #expect(owned.revoked.isEmpty && owned.unclassified.isEmpty)
             let byUUID = try await Self.account(api, app, tokens.appAccountToken.uppercased(), key: world.keys.admin)
             #expect(byUUID.transactions.map(\.transactionId) == owned.transactions.map(\.transactionId))
+            // The ledger's filter by account finds them by either form too.
+            #expect(Set(try await world.ledger(api, query: "&accountToken=\(tokens.applicationUsername)").map(\.transactionId))
+                == Set(owned.transactions.map(\.transactionId)))
 
             // A renewal (notification) makes the subscription active again; refunds take away what they refund.
             let renewal = world.transaction("monthly", type: .autoRenewableSubscription, id: "4000000000000007",

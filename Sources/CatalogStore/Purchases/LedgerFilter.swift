@@ -3,6 +3,7 @@ import PurchaseCore
 
 /// Which transactions of one app's ledger a listing, an export or a summary answers.
 public struct LedgerFilter: Sendable, Hashable {
+    /// The transactions credited to the account this token stands for, whichever form of its token they carry.
     public var accountToken: String?
     public var productID: String?
     public var originalTransactionID: String?

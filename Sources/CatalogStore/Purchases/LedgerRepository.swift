@@ -83,7 +83,7 @@ public struct LedgerRepository: Sendable {
                    sum(price) FILTER (WHERE revocation_date IS NOT NULL)::bigint
             FROM ledger_transactions
             WHERE app = \(bundleID)
-              AND (\(filter.accountToken)::text IS NULL OR account_token = \(filter.accountToken))
+              AND (\(filter.accountToken)::text IS NULL OR account_key = iap_account_key(\(filter.accountToken)))
               AND (\(filter.productID)::text IS NULL OR product_id = \(filter.productID))
               AND (\(filter.originalTransactionID)::text IS NULL OR original_transaction_id = \(filter.originalTransactionID))
               AND (\(filter.environment?.rawValue)::store_environment IS NULL
@@ -110,7 +110,7 @@ public struct LedgerRepository: Sendable {
         return """
             SELECT \(unescaped: columns) FROM ledger_transactions
             WHERE app = \(bundleID)
-              AND (\(filter.accountToken)::text IS NULL OR account_token = \(filter.accountToken))
+              AND (\(filter.accountToken)::text IS NULL OR account_key = iap_account_key(\(filter.accountToken)))
               AND (\(filter.productID)::text IS NULL OR product_id = \(filter.productID))
               AND (\(filter.originalTransactionID)::text IS NULL OR original_transaction_id = \(filter.originalTransactionID))
               AND (\(filter.environment?.rawValue)::store_environment IS NULL
