@@ -79,7 +79,7 @@ public func buildApplication(_ arguments: some ServerArguments) async throws -> 
     let router = try buildRouter(database: database, migrator: migrator, snapshots: snapshots, metrics: metrics,
                                  limits: limits, keyCache: keyCache,
                                  verifier: SignedDataVerifier(roots: arguments.trustedRoots), signals: signals,
-                                 console: arguments.console)
+                                 console: arguments.console, changes: changes)
     var app = Application(
         responder: IdentifierFastPath(snapshots: snapshots, metrics: metrics, next: router.buildResponder()),
         server: IdentifierHTTP1Channel.server(idleTimeout: .seconds(limits.idleTimeout.components.seconds),
@@ -106,7 +106,8 @@ public func buildApplication(_ arguments: some ServerArguments) async throws -> 
 /// public identifier list is answered before routing, by ``IdentifierFastPath``.)
 func buildRouter(database: Database, migrator: Migrator, snapshots: IdentifierSnapshots, metrics: ServiceMetrics,
                  limits: ServiceLimits, keyCache: KeyCache, verifier: SignedDataVerifier, signals: SubmissionSignals,
-                 console: ConsoleSettings = .standard, now: @escaping @Sendable () -> Date = Date.init)
+                 console: ConsoleSettings = .standard, changes: CatalogChanges,
+                 now: @escaping @Sendable () -> Date = Date.init)
     throws -> Router<BasicRequestContext>
 {
     let handler = CatalogAPIHandler(
@@ -114,7 +115,8 @@ func buildRouter(database: Database, migrator: Migrator, snapshots: IdentifierSn
         verifier: verifier, signals: signals,
         accountLimiter: RateLimiter(rate: limits.submissionsPerSecondPerAccount, burst: limits.burstPerAccount),
         storeSettings: StoreSettingsCache(),
-        now: now)
+        now: now, changes: changes, eventStreams: EventStream.Slots(limit: limits.eventStreams),
+        eventStreamHeartbeat: limits.eventStreamHeartbeat)
     // One bucket per key, whether it calls the API or acts through a console session.
     let rateLimiter = RateLimiter<UUID>(rate: limits.requestsPerSecondPerKey, burst: limits.burstPerKey)
     let router = Router(context: BasicRequestContext.self)

@@ -20,6 +20,10 @@ public struct ServiceLimits: Sendable {
     /// Purchases each account token of an app may submit per second on average, and in a burst.
     public var submissionsPerSecondPerAccount: Double = 5
     public var burstPerAccount: Int = 20
+    /// Event streams (`GET /v1/events` as Server-Sent Events) served at once; beyond, 503.
+    public var eventStreams = 1_000
+    /// How often a quiet event stream sends a comment, so that clients and proxies know it is alive.
+    public var eventStreamHeartbeat: Duration = .seconds(15)
 
     public init() {}
 

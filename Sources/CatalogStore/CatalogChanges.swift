@@ -173,6 +173,20 @@ public final class CatalogChanges: Service, Sendable {
     public func withSubscription<Result>(
         to topics: Topics, _ body: (Subscription) async throws -> Result
     ) async rethrows -> Result {
+        let (id, subscription) = subscribe(to: topics)
+        defer { unsubscribe(id, topics: topics) }
+        return try await body(subscription)
+    }
+
+    /// A subscription to `topics` that lasts until it is ended (``OpenSubscription/end()``) or released: for a
+    /// consumer that outlives the call that starts it, such as an answer streamed after its handler returned
+    /// (the event stream). Prefer ``withSubscription(to:_:)`` wherever a scope holds the whole consumer.
+    public func openSubscription(to topics: Topics) -> OpenSubscription {
+        let (id, subscription) = subscribe(to: topics)
+        return OpenSubscription(notices: subscription) { [weak self] in self?.unsubscribe(id, topics: topics) }
+    }
+
+    private func subscribe(to topics: Topics) -> (Int, Subscription) {
         let subscription = Subscription(topics: topics)
         let (id, listening, stopped) = state.withLock { state in
             defer { state.nextID += 1 }
@@ -182,13 +196,14 @@ public final class CatalogChanges: Service, Sendable {
         }
         if stopped { subscription.finish() } else if listening { subscription.deliver(.resumed) }
         if topics.contains(.history) { nudges.deliver(.history) }
-        defer {
-            state.withLock { state in
-                state.subscriptions[id] = nil
-                if topics.contains(.history) { state.followers -= 1 }
-            }
+        return (id, subscription)
+    }
+
+    private func unsubscribe(_ id: Int, topics: Topics) {
+        state.withLock { state in
+            guard state.subscriptions.removeValue(forKey: id) != nil else { return }
+            if topics.contains(.history) { state.followers -= 1 }
         }
-        return try await body(subscription)
     }
 
     private func deliver(_ notice: Notice) {
@@ -300,6 +315,33 @@ public final class CatalogChanges: Service, Sendable {
                 }
             }
         }
+    }
+}
+
+extension CatalogChanges {
+    /// A subscription that is not bound to a scope (``CatalogChanges/openSubscription(to:)``): it ends when
+    /// ``end()`` is called or when it is released, whichever comes first.
+    public final class OpenSubscription: Sendable {
+        /// The notices, as ``CatalogChanges/withSubscription(to:_:)`` hands them.
+        public let notices: Subscription
+        private let ending: Mutex<(@Sendable () -> Void)?>
+
+        init(notices: Subscription, end: @escaping @Sendable () -> Void) {
+            self.notices = notices
+            ending = Mutex(end)
+        }
+
+        /// Stops the notices; what waits for one is answered `nil`.
+        public func end() {
+            let end = ending.withLock { ending in
+                defer { ending = nil }
+                return ending
+            }
+            end?()
+            notices.finish()
+        }
+
+        deinit { end() }
     }
 }
 

@@ -27,7 +27,9 @@ struct TestArguments: ServerArguments {
     /// and a test racing a dozen requests through 8 connections was sometimes answered 503 after 5 s of that
     /// queue. What these tests check is what the racing requests are told, not the load the suite makes;
     /// the wait itself is tested by ProcessTests (a held pool answers 503 within its bound).
-    var limits: ServiceLimits = {
+    var limits: ServiceLimits = Self.testLimits
+    /// The limits above, for a test that changes one of them.
+    static let testLimits: ServiceLimits = {
         var limits = ServiceLimits.standard
         limits.requestsPerSecondPerKey = 1_000_000
         limits.burstPerKey = 1_000_000

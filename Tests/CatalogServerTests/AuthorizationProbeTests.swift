@@ -28,6 +28,7 @@ struct AuthorizationProbeTests {
             // performAction depends on the action: see `actionRoles`.
             "performAction": [.admin, .developer, .reviewer],
             "getProductHistory": everyone, "listHistory": everyone, "verifyHistory": [.admin, .auditor],
+            "listEvents": everyone,
             "getCurrentKey": anyKey, "createKey": [.admin], "listKeys": [.admin], "revokeKey": [.admin],
             "importStoreKit": [.admin, .developer], "exportStoreKit": [.admin, .developer, .auditor],
             "submitPurchase": [.admin, .client], "listSubmissions": [.admin, .developer, .auditor, .client],

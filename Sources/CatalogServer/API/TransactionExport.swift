@@ -35,36 +35,21 @@ enum TransactionExport {
         let cells: [String?] = [
             transaction.transactionId, transaction.environment.rawValue, transaction.originalTransactionId,
             transaction.productId, transaction.appleType, transaction.catalogType?.rawValue,
-            String(transaction.catalogMismatch), String(transaction.quantity), instant(transaction.purchaseDate),
-            transaction.originalPurchaseDate.map(instant), transaction.expiresDate.map(instant),
-            transaction.revocationDate.map(instant), transaction.revocationReason.map(String.init),
+            String(transaction.catalogMismatch), String(transaction.quantity),
+            AnswerJSON.instant(transaction.purchaseDate),
+            transaction.originalPurchaseDate.map(AnswerJSON.instant), transaction.expiresDate.map(AnswerJSON.instant),
+            transaction.revocationDate.map(AnswerJSON.instant), transaction.revocationReason.map(String.init),
             transaction.price == nil ? nil : transaction.currency, transaction.price.map(Milliunits.amount),
             transaction.storefront, transaction.appTransactionId, transaction.inAppOwnershipType,
             transaction.webOrderLineItemId, transaction.transactionReason,
             transaction.accountToken.isEmpty ? nil : transaction.accountToken, String(transaction.version),
-            instant(transaction.createdAt), instant(transaction.updatedAt),
+            AnswerJSON.instant(transaction.createdAt), AnswerJSON.instant(transaction.updatedAt),
         ]
         return cells.map { HistoryExport.csvCell($0 ?? "") }.joined(separator: ",") + "\r\n"
     }
 
     /// One transaction per line, as the JSON answer writes it.
     static func ndjsonLine(_ transaction: LedgerTransaction) -> String {
-        let data = (try? encoder.encode(Components.Schemas.LedgerTransaction(transaction))) ?? Data("{}".utf8)
-        return String(decoding: data, as: UTF8.self) + "\n"
-    }
-
-    private static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(instant(date))
-        }
-        return encoder
-    }()
-
-    /// RFC 3339 UTC to the millisecond, as the JSON answers write it.
-    static func instant(_ date: Date) -> String {
-        (try? RFC3339DateTranscoder().encode(date)) ?? date.formatted(Date.ISO8601FormatStyle())
+        AnswerJSON.line(Components.Schemas.LedgerTransaction(transaction)) + "\n"
     }
 }

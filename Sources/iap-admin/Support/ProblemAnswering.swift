@@ -24,6 +24,7 @@ extension Operations.GetReadiness.Output: ProblemAnswering {}
 extension Operations.GetSubscriptionGroup.Output: ProblemAnswering {}
 extension Operations.ImportStoreKit.Output: ProblemAnswering {}
 extension Operations.ListApps.Output: ProblemAnswering {}
+extension Operations.ListEvents.Output: ProblemAnswering {}
 extension Operations.ListHistory.Output: ProblemAnswering {}
 extension Operations.ListKeys.Output: ProblemAnswering {}
 extension Operations.ListProducts.Output: ProblemAnswering {}

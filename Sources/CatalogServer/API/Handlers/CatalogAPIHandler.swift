@@ -23,6 +23,11 @@ struct CatalogAPIHandler: APIProtocol {
     let storeSettings: StoreSettingsCache
     /// The time of a change (a parameter so that tests can fix it).
     let now: @Sendable () -> Date
+    /// The change feed the events are read from (pages and streams).
+    let changes: CatalogChanges
+    /// The event streams this process may serve at once, and how often each says it is alive.
+    let eventStreams: EventStream.Slots
+    let eventStreamHeartbeat: Duration
 
     /// The app `bundleID`, if the key may see it; otherwise not found, exactly as if it did not exist.
     func visibleApp(_ bundleID: String, for key: APIKey) async throws -> App {

@@ -42,6 +42,20 @@ struct History: AsyncParsableCommand {
         return table
     }
 
+    /// One event on one line, for a feed that cannot align columns (`events tail`): sequence, time, what
+    /// happened, where, who, and the reason or the fields that changed.
+    static func line(_ event: Components.Schemas.HistoryEvent, console: Console) -> String {
+        let what = event.action.map(ActionName.command(for:)) ?? event.kind.rawValue
+        let place = [event.app, event.productId].compactMap { $0 }.joined(separator: " ")
+        var parts = [String(event.sequence), Display.time(event.at), console.paint(what, .bold)]
+        if !place.isEmpty { parts.append(place) }
+        if let from = event.fromState, let to = event.toState { parts.append("\(from.rawValue) → \(to.rawValue)") }
+        parts.append("by " + (event.actor.role.map { "\(event.actor.name) (\($0.rawValue))" } ?? event.actor.name))
+        let detail = detail(of: event)
+        if !detail.isEmpty { parts.append(detail) }
+        return parts.joined(separator: "  ")
+    }
+
     /// The reason when there is one, else the fields that changed.
     static func detail(of event: Components.Schemas.HistoryEvent) -> String {
         if let reason = event.reason, !reason.isEmpty { return "“\(reason)”" }

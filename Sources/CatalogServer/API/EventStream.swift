@@ -1,0 +1,147 @@
+import CatalogAPI
+import CatalogCore
+import CatalogStore
+import OpenAPIRuntime
+import Synchronization
+
+/// The history as Server-Sent Events (`GET /v1/events` with `Accept: text/event-stream`): each event as
+/// `id: <sequence>`, `event: <kind>`, `data: <the event's JSON, as the pages give it>`, in sequence
+/// order, from `after` on, then live as events become readable (``CatalogChanges``), with a comment line every
+/// heartbeat so that proxies and clients know the stream is alive.
+///
+/// The answer is pulled: the next page is read only when the connection has taken what came before, so a slow
+/// reader holds at most one page and one chunk, never slows a writer (nothing of it waits in the database: each
+/// page is one short statement) and never another reader.
+enum EventStream {
+    /// How many streams this process serves at once, at most; beyond, requests are answered 503.
+    final class Slots: Sendable {
+        let limit: Int
+        private let taken = Atomic<Int>(0)
+
+        init(limit: Int) {
+            self.limit = limit
+        }
+
+        var inUse: Int { taken.load(ordering: .relaxed) }
+
+        /// A slot, given back when released; `nil` when all are taken.
+        func take() -> Slot? {
+            let after = taken.add(1, ordering: .relaxed).newValue
+            guard after <= limit else {
+                taken.subtract(1, ordering: .relaxed)
+                return nil
+            }
+            return Slot(slots: self)
+        }
+
+        fileprivate func giveBack() { taken.subtract(1, ordering: .relaxed) }
+    }
+
+    /// One stream's place, given back when the stream's body is released.
+    final class Slot: Sendable {
+        private let slots: Slots
+
+        fileprivate init(slots: Slots) {
+            self.slots = slots
+        }
+
+        deinit { slots.giveBack() }
+    }
+
+    /// Events read per page.
+    static let pageSize = 200
+    /// A chunk is sent once it holds this much.
+    static let chunkSize = 1 << 16
+
+    /// The stream of the events `filter` selects after `sequence`.
+    static func body(changes: CatalogChanges, filter: HistoryFilter, after sequence: Int64, heartbeat: Duration,
+                     slot: Slot) -> HTTPBody {
+        HTTPBody(Chunks(changes: changes, filter: filter, after: sequence, heartbeat: heartbeat, slot: slot),
+                 length: .unknown, iterationBehavior: .single)
+    }
+
+    /// One event as the stream writes it: its JSON as the pages give it.
+    static func frame(_ event: HistoryEvent) throws -> String {
+        let data = AnswerJSON.line(try Components.Schemas.HistoryEvent(event))
+        return "id: \(event.sequence)\nevent: \(event.record.kind.rawValue)\ndata: \(data)\n\n"
+    }
+
+    private struct Chunks: AsyncSequence, Sendable {
+        typealias Element = ArraySlice<UInt8>
+        let changes: CatalogChanges
+        let filter: HistoryFilter
+        let after: Int64
+        let heartbeat: Duration
+        let slot: Slot
+
+        struct AsyncIterator: AsyncIteratorProtocol {
+            let changes: CatalogChanges
+            let filter: HistoryFilter
+            let heartbeat: Duration
+            let slot: Slot
+            var position: Int64
+            var page: [HistoryEvent] = []
+            var index = 0
+            var subscription: CatalogChanges.OpenSubscription?
+            var started = false
+
+            mutating func next() async throws -> ArraySlice<UInt8>? {
+                if !started {
+                    started = true
+                    // Subscribed before the first read, so that nothing readable later goes unheard. The first
+                    // bytes go at once: the client knows the stream is open, and how long to wait to reconnect.
+                    subscription = changes.openSubscription(to: .history)
+                    return Array("retry: 2000\n: events after \(position)\n\n".utf8)[...]
+                }
+                guard let subscription else { return nil }
+                while true {
+                    try Task.checkCancellation()
+                    if index < page.count {
+                        var chunk: [UInt8] = []
+                        while index < page.count && chunk.count < EventStream.chunkSize {
+                            chunk.append(contentsOf: try EventStream.frame(page[index]).utf8)
+                            index += 1
+                        }
+                        return chunk[...]
+                    }
+                    let read = try await changes.events(after: position, filter: filter, limit: EventStream.pageSize)
+                    position = read.next
+                    page = read.events
+                    index = 0
+                    if !page.isEmpty { continue }
+                    switch await Self.wait(for: subscription.notices, atMost: heartbeat) {
+                    case .notice: continue
+                    case .heartbeat: return Array(": heartbeat\n\n".utf8)[...]
+                    case .ended:
+                        subscription.end()
+                        return nil
+                    }
+                }
+            }
+
+            enum Wake: Sendable {
+                case notice, heartbeat, ended
+            }
+
+            static func wait(for notices: CatalogChanges.Subscription, atMost limit: Duration) async -> Wake {
+                await withTaskGroup(of: Wake.self) { group in
+                    group.addTask {
+                        var iterator = notices.makeAsyncIterator()
+                        return await iterator.next() == nil ? (Task.isCancelled ? .heartbeat : .ended) : .notice
+                    }
+                    group.addTask {
+                        try? await Task.sleep(for: limit)
+                        return Task.isCancelled ? .notice : .heartbeat
+                    }
+                    let first = await group.next() ?? .ended
+                    group.cancelAll()
+                    return first
+                }
+            }
+        }
+
+        func makeAsyncIterator() -> AsyncIterator {
+            AsyncIterator(changes: changes, filter: filter, heartbeat: heartbeat, slot: slot, position: after)
+        }
+    }
+}
