@@ -130,6 +130,11 @@ struct ConsoleLedgerTests {
                 api, "/console/apps/\(world.app)/transactions/\(sent[0].transactionId!)?environment=Production", developer).1
             #expect(transaction.contains(#"id="transaction-revoked""#) && transaction.contains("1: an issue in the app"))
             #expect(transaction.contains(#"<tr><th scope="row">notification</th>"#), "the refund's notification is a source")
+            let history = try await ConsoleTests.page(
+                api, "/console/history?app=\(world.app)&productId=coins&kind=transaction_updated", developer)
+            #expect(history.0 == .ok && history.1.contains("transaction_updated") && history.1.contains("revocationDate"),
+                    "the refund is in the app's history")
+            #expect(transaction.contains(#"href="/console/history?app=\#(world.app)&amp;productId=coins" id="product-history""#))
         }
     }
 

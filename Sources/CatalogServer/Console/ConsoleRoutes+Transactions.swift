@@ -61,8 +61,7 @@ extension ConsoleRoutes {
                 transaction: Self.transactionRow(transaction, bundleID: bundleID),
                 facts: Self.facts(of: transaction), catalogType: transaction.catalogType?.rawValue,
                 appleType: transaction.appleType, sources: sources,
-                historyHref: Self.href("/console/history", [("app", bundleID), ("productId", transaction.productId),
-                                                            ("kind", "transaction_recorded")]),
+                historyHref: Self.href("/console/history", [("app", bundleID), ("productId", transaction.productId)]),
                 productTransactionsHref: Self.href(Self.transactionsHref(bundleID),
                                                    [("productId", transaction.productId)])))
         } catch {
