@@ -22,10 +22,9 @@ import urllib.error
 import urllib.request
 
 from selenium import webdriver
-from selenium.common.exceptions import NoAlertPresentException
+from selenium.common.exceptions import NoAlertPresentException, StaleElementReferenceException, WebDriverException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import WebDriverWait
 
 BASE = os.environ["IAP_CONSOLE_BASE"]
@@ -155,11 +154,26 @@ class Console(unittest.TestCase):
         self.assertTrue(self.driver.current_url.endswith("/console/apps"), self.driver.current_url)
         self.assertNotIn(token, self.driver.current_url)
 
-    def click(self, by, value):
-        """Clicks the element (a link or a form's button) and waits for the page it leads to."""
+    def click(self, by, value, within=None):
+        """Clicks the element (a link or a form's button; found in `within` if given) and waits for the page it
+        leads to."""
         page = self.driver.find_element(By.TAG_NAME, "html")
-        self.driver.find_element(by, value).click()
-        WebDriverWait(self.driver, 10).until(expected_conditions.staleness_of(page))
+        (within or self.driver).find_element(by, value).click()
+        WebDriverWait(self.driver, 10).until(lambda _: self.left(page))
+
+    @staticmethod
+    def left(element):
+        """Whether `element` belongs to a page the browser has left. Mid-navigation chromedriver may say so as
+        "Node with given id does not belong to the document" instead of a stale reference: the same answer."""
+        try:
+            element.is_enabled()
+            return False
+        except StaleElementReferenceException:
+            return True
+        except WebDriverException as error:
+            if "does not belong to the document" in str(error):
+                return True
+            raise
 
     def text(self):
         return self.driver.find_element(By.TAG_NAME, "body").text
@@ -328,9 +342,7 @@ class Console(unittest.TestCase):
         gift = self.driver.find_element(By.XPATH, "//table[contains(@class,'transactions')]//tr[td[contains(., 'gift.card')]]")
         self.assertIn("not as in the catalog", gift.text)
         self.assertIn(ACCOUNT, gift.text)
-        page = self.driver.find_element(By.TAG_NAME, "html")
-        gift.find_element(By.CSS_SELECTOR, "th a").click()
-        WebDriverWait(self.driver, 10).until(expected_conditions.staleness_of(page))
+        self.click(By.CSS_SELECTOR, "th a", within=gift)
         self.assertIn("has no product gift.card", self.driver.find_element(By.ID, "catalog-mismatch").text)
         sources = self.driver.find_elements(By.CSS_SELECTOR, "table.sources tbody tr")
         self.assertEqual(len(sources), 1)
