@@ -16,30 +16,13 @@ extension Purchases {
                   admin-cli purchases list --account 3f2504e0-4f89-11d3-9a0c-0305e82c3301 --json
                 """)
 
-        @Option(help: ArgumentHelp("The app (default: $IAP_APP or the profile's app).", valueName: "bundle-id"))
-        var app: String?
+        @OptionGroup var listing: SubmissionListing
 
         @Option(help: "Only submissions in this status.")
         var status: Components.Schemas.SubmissionStatus?
 
-        @Option(help: ArgumentHelp("Only this account's submissions: its token (a UUID, or the applicationUsername layout).",
-                                   valueName: "token"))
-        var account: String?
-
-        @OptionGroup var pages: PageOptions
-
-        @OptionGroup var global: GlobalOptions
-
         func run() async throws {
-            let session = try Session(global)
-            let (submissions, more) = try await Purchases.collect(
-                session, app: try session.app(app), pages: pages, status: status, account: account)
-            let console = session.console
-            await session.show(json: .nothing, identifiers: submissions.map(\.id)) {
-                guard !submissions.isEmpty else { return console.note("No submissions match.") }
-                Purchases.table(submissions, pending: false).print(on: console)
-                pages.noteMore(more, shown: submissions.count, noun: "submissions", session: session)
-            }
+            try await listing.run(status: status, pending: nil)
         }
     }
 
@@ -60,44 +43,54 @@ extension Purchases {
                   admin-cli purchases pending --all --quiet | xargs -n1 admin-cli purchases retry
                 """)
 
-        @Option(help: ArgumentHelp("The app (default: $IAP_APP or the profile's app).", valueName: "bundle-id"))
-        var app: String?
-
-        @Option(help: ArgumentHelp("Only this account's submissions: its token.", valueName: "token"))
-        var account: String?
-
-        @OptionGroup var pages: PageOptions
-
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup var listing: SubmissionListing
 
         func run() async throws {
-            let session = try Session(global)
-            let (submissions, more) = try await Purchases.collect(
-                session, app: try session.app(app), pages: pages, pending: true, account: account)
-            let console = session.console
-            await session.show(json: .nothing, identifiers: submissions.map(\.id)) {
-                guard !submissions.isEmpty else { return console.note("Nothing pending: every submission is decided.") }
-                Purchases.table(submissions, pending: true).print(on: console)
-                let counts = [Components.Schemas.SubmissionStatus.queued, .verifying, .retrying].map { status in
-                    "\(submissions.filter { $0.status == status }.count) \(status.rawValue)"
-                }
-                console.note("\(submissions.count)\(more ? "+" : "") pending: \(counts.joined(separator: ", ")).")
-                pages.noteMore(more, shown: submissions.count, noun: "submissions", session: session)
-            }
+            try await listing.run(status: nil, pending: true)
         }
     }
+}
 
-    /// Fetches an app's submissions, page after page, as `pages` asks.
-    static func collect(_ session: Session, app: String, pages: PageOptions,
-                        status: Components.Schemas.SubmissionStatus? = nil, pending: Bool? = nil, account: String?)
-        async throws -> (items: [Components.Schemas.PurchaseSubmission], more: Bool)
-    {
-        try await pages.collect(session) { cursor, size in
+/// What `purchases list` and `purchases pending` share: the app, the account, the pages and the global options;
+/// and how they fetch and print submissions.
+struct SubmissionListing: ParsableArguments {
+    @Option(help: ArgumentHelp("The app (default: $IAP_APP or the profile's app).", valueName: "bundle-id"))
+    var app: String?
+
+    @Option(help: ArgumentHelp("Only this account's submissions: its token (a UUID, or the applicationUsername layout).",
+                               valueName: "token"))
+    var account: String?
+
+    @OptionGroup var pages: PageOptions
+
+    @OptionGroup var global: GlobalOptions
+
+    /// Fetches the submissions page after page as `pages` asks, and prints them: `pending` ones with their next
+    /// attempt and a count per status.
+    func run(status: Components.Schemas.SubmissionStatus?, pending: Bool?) async throws {
+        let session = try Session(global)
+        let app = try session.app(app)
+        let (submissions, more) = try await pages.collect(session) { cursor, size in
             let page = try await session.answer({
                 try await $0.listSubmissions(path: .init(bundleId: app), query: .init(
                     status: status, pending: pending, accountToken: account, cursor: cursor, limit: size))
             }) { try $0.ok.body.json }
             return (page.items, page.nextCursor)
+        }
+        let console = session.console
+        let pendingOnly = pending == true
+        await session.show(json: .nothing, identifiers: submissions.map(\.id)) {
+            guard !submissions.isEmpty else {
+                return console.note(pendingOnly ? "Nothing pending: every submission is decided." : "No submissions match.")
+            }
+            Purchases.table(submissions, pending: pendingOnly).print(on: console)
+            if pendingOnly {
+                let counts = [Components.Schemas.SubmissionStatus.queued, .verifying, .retrying].map { status in
+                    "\(submissions.filter { $0.status == status }.count) \(status.rawValue)"
+                }
+                console.note("\(submissions.count)\(more ? "+" : "") pending: \(counts.joined(separator: ", ")).")
+            }
+            pages.noteMore(more, shown: submissions.count, noun: "submissions", session: session)
         }
     }
 }

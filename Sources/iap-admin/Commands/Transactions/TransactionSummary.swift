@@ -22,17 +22,8 @@ extension Transactions {
         @Option(help: ArgumentHelp("The app (default: $IAP_APP or the profile's app).", valueName: "bundle-id"))
         var app: String?
 
-        @Option(help: "Only this environment's transactions.")
-        var environment: Components.Schemas.StoreEnvironment?
-
-        @Option(help: ArgumentHelp("Only this product's transactions.", valueName: "product-id"))
-        var product: String?
-
-        @Option(help: ArgumentHelp("Only purchases at or after this instant: RFC 3339 or a day (2026-11-01, in UTC).", valueName: "time"))
-        var since: TimeArgument?
-
-        @Option(help: ArgumentHelp("Only purchases before this instant: RFC 3339 or a day.", valueName: "time"))
-        var until: TimeArgument?
+        @OptionGroup(title: "Filters")
+        var slice: LedgerSlice
 
         @OptionGroup var global: GlobalOptions
 
@@ -41,7 +32,8 @@ extension Transactions {
             let app = try session.app(app)
             let summary = try await session.answer({
                 try await $0.getTransactionSummary(path: .init(bundleId: app), query: .init(
-                    environment: environment, productId: product, since: since?.date, until: until?.date))
+                    environment: slice.environment, productId: slice.product, since: slice.since?.date,
+                    until: slice.until?.date))
             }) { try $0.ok.body.json }
             let console = session.console
             await session.show {

@@ -55,13 +55,28 @@ struct TransactionFilters: ParsableArguments {
                                valueName: "token"))
     var account: String?
 
-    @Option(help: ArgumentHelp("Only this product's transactions.", valueName: "product-id"))
-    var product: String?
-
     @Option(name: .customLong("original-transaction"),
             help: ArgumentHelp("Only the transactions of this original transaction (a subscription's renewals, say).",
                                valueName: "id"))
     var originalTransaction: String?
+
+    @OptionGroup var slice: LedgerSlice
+
+    /// The API's query for these filters.
+    func query(order: Operations.ListTransactions.Input.Query.OrderPayload?, cursor: String? = nil, limit: Int? = nil)
+        -> Operations.ListTransactions.Input.Query
+    {
+        .init(accountToken: account, productId: slice.product, originalTransactionId: originalTransaction,
+              environment: slice.environment, since: slice.since?.date, until: slice.until?.date, order: order,
+              cursor: cursor, limit: limit)
+    }
+}
+
+/// The part of the ledger that every `transactions` command but `show` may narrow to: a product, an
+/// environment, a span of purchase dates.
+struct LedgerSlice: ParsableArguments {
+    @Option(help: ArgumentHelp("Only this product's transactions.", valueName: "product-id"))
+    var product: String?
 
     @Option(help: "Only this environment's transactions.")
     var environment: Components.Schemas.StoreEnvironment?
@@ -71,13 +86,4 @@ struct TransactionFilters: ParsableArguments {
 
     @Option(help: ArgumentHelp("Only purchases before this instant: RFC 3339 or a day.", valueName: "time"))
     var until: TimeArgument?
-
-    /// The API's query for these filters.
-    func query(order: Operations.ListTransactions.Input.Query.OrderPayload?, cursor: String? = nil, limit: Int? = nil)
-        -> Operations.ListTransactions.Input.Query
-    {
-        .init(accountToken: account, productId: product, originalTransactionId: originalTransaction,
-              environment: environment, since: since?.date, until: until?.date, order: order, cursor: cursor,
-              limit: limit)
-    }
 }
