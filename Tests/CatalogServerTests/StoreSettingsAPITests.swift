@@ -88,4 +88,31 @@ struct StoreSettingsAPITests {
                             .notFound, "not-found")
         }
     }
+
+    @Test("If-Match: a PUT replaces only the version it names; a stale one is 412 and changes nothing")
+    func ifMatch() async throws {
+        let fixture = try await APIFixture.forSuite(Self.suite)
+        try await fixture.purchases { api in
+            let world = try await PurchaseWorld.make(api, fixture: fixture, app: "com.settings.ifmatch")
+            let path = "/v1/apps/\(world.app)/store-settings"
+            func put(_ tag: String, _ appleID: Int) async throws -> TestResponse {
+                try await api.send(.put, path, key: world.keys.admin, json: ["appAppleId": appleID], headers: [.ifMatch: tag])
+            }
+            let first = try expect(try await put("\"0\"", 11), .ok, as: Components.Schemas.StoreSettings.self)
+            #expect(first.version == 1 && first.appAppleId == 11, "the defaults are version 0")
+            let stale = try problem(try await put("\"0\"", 22), .preconditionFailed, "precondition-failed")
+            #expect(stale.detail?.contains("\"1\"") == true, "\(stale)")
+            let kept = try expect(try await api.send(.get, path, key: world.keys.admin), .ok, as: Components.Schemas.StoreSettings.self)
+            #expect(kept.version == 1 && kept.appAppleId == 11, "a stale If-Match changes nothing")
+            // A stale tag is refused even when the body would change nothing.
+            _ = try problem(try await put("\"0\"", 11), .preconditionFailed, "precondition-failed")
+            let second = try expect(try await put("\"1\"", 22), .ok, as: Components.Schemas.StoreSettings.self)
+            #expect(second.version == 2 && second.appAppleId == 22)
+            let any = try expect(try await put("*", 33), .ok, as: Components.Schemas.StoreSettings.self)
+            #expect(any.version == 3)
+            let history = try expect(try await api.send(.get, "/v1/history?app=\(world.app)&kind=store_settings_changed",
+                                                        key: world.keys.auditor), .ok, as: Components.Schemas.HistoryPage.self)
+            #expect(history.items.count == 3, "one event per replacement, none for the refused ones")
+        }
+    }
 }

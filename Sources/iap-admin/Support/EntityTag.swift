@@ -1,6 +1,7 @@
 import Foundation
 
-/// `--if-match VERSION` as the `If-Match` header: products' entity tags are their quoted versions.
+/// A version as the `If-Match` header (`--if-match VERSION`, a store setting's version as read): the entity tags of
+/// products and store settings are their quoted versions.
 enum EntityTag {
     /// `3`, `"3"` and `W/"3"` all name version 3; nil stays nil.
     static func header(_ version: String?) -> String? {

@@ -15,6 +15,8 @@ extension CatalogAPIHandler {
     }
 
     /// Replaces the app's settings; the history event names the shared secret only as set, changed or removed.
+    /// With `If-Match`, only the version it names is replaced: a change saved meanwhile is found stale on the
+    /// next round and answered 412.
     func putStoreSettings(_ input: Operations.PutStoreSettings.Input) async throws -> Operations.PutStoreSettings.Output {
         let key = try Access.require(.manageStoreSettings)
         let bundleID = input.path.bundleId
@@ -23,6 +25,7 @@ extension CatalogAPIHandler {
         let update = StoreSettingsUpdate(body)
         for _ in 0..<Self.editAttempts {
             guard let current = try await database.storeSettings.find(bundleID) else { throw Self.noApp(bundleID) }
+            try EntityTag.check(input.headers.ifMatch, version: current.version)
             let next = try current.replaced(by: update)
             let changes = next.historyChanges(from: current)
             guard !changes.isEmpty else { return .ok(.init(body: .json(.init(current)))) }

@@ -107,17 +107,22 @@ enum PageCursor {
     }
 }
 
-/// Strong entity tags of products: the quoted version. `ETag` is documented as a JSON string, so the
-/// generated layer adds the quotes when it writes the header; ``of(_:)`` gives the unquoted value.
+/// Strong entity tags of products and store settings: the quoted version. `ETag` is documented as a JSON
+/// string, so the generated layer adds the quotes when it writes the header; ``of(_:)`` gives the unquoted value.
 enum EntityTag {
     static func of(_ product: Product) -> String { String(product.version) }
 
     /// Refuses with 412 when `ifMatch` is given and does not name the product's current version.
     static func check(_ ifMatch: String?, against product: Product) throws(CatalogError) {
+        try check(ifMatch, version: product.version)
+    }
+
+    /// Refuses with 412 when `ifMatch` is given and does not name `version`, the current one.
+    static func check(_ ifMatch: String?, version: Int) throws(CatalogError) {
         guard let ifMatch else { return }
         let tags = ifMatch.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-        guard tags.contains("*") || tags.contains("\"\(of(product))\"") else {
-            throw .preconditionFailed(current: product.version)
+        guard tags.contains("*") || tags.contains("\"\(version)\"") else {
+            throw .preconditionFailed(current: version)
         }
     }
 }

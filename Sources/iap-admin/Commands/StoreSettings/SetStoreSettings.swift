@@ -16,7 +16,8 @@ extension StoreSettings {
                 the secret was set, changed or removed, never what it is.
 
                 The command reads the settings and writes them back with your changes (the API replaces them \
-                whole): a change another admin makes in between is overwritten.
+                whole), only if they are still as read: when another admin changed them in between, nothing is \
+                changed (exit 67) and the command can be run again.
 
                 Examples:
                   admin-cli store-settings set --app com.example.game --app-apple-id 1234567890
@@ -102,9 +103,20 @@ extension StoreSettings {
                     Components.Schemas.StoreSettingsUpdate.EnvironmentsPayloadPayload(rawValue: $0)
                 },
                 acceptXcode: acceptXcode ?? current.acceptXcode)
-            let settings = try await session.answer({
-                try await $0.putStoreSettings(path: .init(bundleId: app), body: .json(update))
-            }) { try $0.ok.body.json }
+            let settings: Components.Schemas.StoreSettings
+            do throws(CommandFailure) {
+                settings = try await session.answer({
+                    try await $0.putStoreSettings(path: .init(bundleId: app),
+                                                  headers: .init(ifMatch: EntityTag.header(String(current.version))),
+                                                  body: .json(update))
+                }) { try $0.ok.body.json }
+            } catch {
+                var failure = error
+                if session.lastStatus == 412 {
+                    failure.hint = "another admin changed the store settings since they were read; nothing was changed: run the command again"
+                }
+                throw failure
+            }
             let headline = settings.version == current.version
                 ? "Nothing changed in the store settings of \(app)."
                 : "Updated the store settings of \(session.console.paint(app, .bold)) (version \(settings.version))."
