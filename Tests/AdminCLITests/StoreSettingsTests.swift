@@ -18,7 +18,8 @@ struct StoreSettingsTests {
         let shown = try await cli.succeed("store-settings", "show", "--app", app)
         #expect(shown.lines == [
             "App:            \(app)", "App Apple ID:   -", "Environments:   Production, Sandbox", "Accept Xcode:   no",
-            "Shared secret:  not set", "Version:        0 (the defaults)",
+            "Shared secret:  not set", "Many accounts:  signalled above 3 App Store accounts within 720 h",
+            "Version:        0 (the defaults)",
         ], "\(shown)")
         let json = try await cli.succeed("store-settings", "show", "--app", app, "--json")
         #expect(json.stdout == (try await directBody("/v1/apps/\(app)/store-settings", cli: cli)) + "\n")
@@ -51,6 +52,14 @@ struct StoreSettingsTests {
         #expect(Set(both["environments"] as? [String] ?? []) == ["Sandbox", "Production"] && both["appAppleId"] as? Int == 1_234_567_890)
         #expect(both["acceptXcode"] as? Bool == true && both["version"] as? Int == 3)
 
+        // The accounts signal's settings, set and then kept by a change of something else.
+        let many = try await cli.succeed("store-settings", "set", "--app", app, "--many-store-accounts-limit", "5",
+                                         "--many-store-accounts-window-hours", "168")
+        #expect(many.lines.contains("Many accounts:  signalled above 5 App Store accounts within 168 h"), "\(many)")
+        let keptMany = try await cli.succeed("store-settings", "set", "--app", app, "--environments", "Sandbox,production",
+                                             "--json").json()
+        #expect(keptMany["manyStoreAccountsLimit"] as? Int == 5 && keptMany["manyStoreAccountsWindowHours"] as? Int == 168,
+                "\(keptMany)")
         let unchanged = try await cli.succeed("store-settings", "set", "--app", app, "--accept-xcode", "true")
         #expect(unchanged.lines.first == "Nothing changed in the store settings of \(app).", "\(unchanged)")
         let cleared = try await cli.succeed("store-settings", "set", "--app", app, "--clear-app-apple-id", "--quiet")
@@ -59,10 +68,11 @@ struct StoreSettingsTests {
 
         // Each change is a history event.
         let history = try await cli.succeed("history", "--app", app, "--kind", "store-settings-changed", "--quiet")
-        #expect(history.lines.count == 4, "\(history)")
+        #expect(history.lines.count == 5, "\(history)")
 
         for arguments in [[], ["--environments", "Xcode"], ["--environments", ""], ["--accept-xcode", "maybe"],
                           ["--app-apple-id", "0"], ["--app-apple-id", "7", "--clear-app-apple-id"],
+                          ["--many-store-accounts-limit", "many"],
                           ["--shared-secret-stdin", "--clear-shared-secret"]] {
             let refused = try await cli.run(["store-settings", "set", "--app", app] + arguments, stdin: "s3cret\n")
             #expect(refused.status == 64, "\(arguments): \(refused)")

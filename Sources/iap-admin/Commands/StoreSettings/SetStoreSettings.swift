@@ -22,6 +22,7 @@ extension StoreSettings {
                 Examples:
                   admin-cli store-settings set --app com.example.game --app-apple-id 1234567890
                   admin-cli store-settings set --environments Production --accept-xcode false
+                  admin-cli store-settings set --many-store-accounts-limit 5 --many-store-accounts-window-hours 168
                   admin-cli store-settings set --shared-secret-stdin           # asks, without echo
                   pass show appstore/shared-secret | admin-cli store-settings set --shared-secret-stdin
                 """)
@@ -42,6 +43,15 @@ extension StoreSettings {
         @Option(name: .customLong("accept-xcode"), help: ArgumentHelp("Whether Xcode-signed transactions (local StoreKit testing) are accepted.",
                                                                      valueName: "true|false"))
         var acceptXcode: Bool?
+
+        @Option(name: .customLong("many-store-accounts-limit"),
+                help: ArgumentHelp("Signal manyStoreAccounts when one account's purchases within the window come from more App Store accounts than this (1-1000).",
+                                   valueName: "n"))
+        var manyStoreAccountsLimit: Int?
+
+        @Option(name: .customLong("many-store-accounts-window-hours"),
+                help: ArgumentHelp("The window of manyStoreAccounts, in hours before each purchase (1-8784).", valueName: "hours"))
+        var manyStoreAccountsWindowHours: Int?
 
         @Flag(name: .customLong("shared-secret-stdin"), help: "Read a new shared secret from stdin (a prompt without echo at a terminal).")
         var sharedSecretFromInput = false
@@ -65,11 +75,11 @@ extension StoreSettings {
                     --shared-secret-stdin
                     """)
             }
-            if appAppleID == nil, !clearAppAppleID, environments == nil, acceptXcode == nil, !sharedSecretFromInput,
-               !clearSharedSecret {
+            if appAppleID == nil, !clearAppAppleID, environments == nil, acceptXcode == nil, manyStoreAccountsLimit == nil,
+               manyStoreAccountsWindowHours == nil, !sharedSecretFromInput, !clearSharedSecret {
                 throw ValidationError("""
-                    nothing to change: give --app-apple-id, --environments, --accept-xcode, --shared-secret-stdin or a \
-                    --clear- option
+                    nothing to change: give --app-apple-id, --environments, --accept-xcode, --many-store-accounts-limit, \
+                    --many-store-accounts-window-hours, --shared-secret-stdin or a --clear- option
                     """)
             }
             if sharedSecretFromInput && clearSharedSecret {
@@ -102,7 +112,9 @@ extension StoreSettings {
                 environments: (environments?.names ?? current.environments.map(\.rawValue)).compactMap {
                     Components.Schemas.StoreSettingsUpdate.EnvironmentsPayloadPayload(rawValue: $0)
                 },
-                acceptXcode: acceptXcode ?? current.acceptXcode)
+                acceptXcode: acceptXcode ?? current.acceptXcode,
+                manyStoreAccountsLimit: manyStoreAccountsLimit ?? current.manyStoreAccountsLimit,
+                manyStoreAccountsWindowHours: manyStoreAccountsWindowHours ?? current.manyStoreAccountsWindowHours)
             let settings: Components.Schemas.StoreSettings
             do throws(CommandFailure) {
                 settings = try await session.answer({

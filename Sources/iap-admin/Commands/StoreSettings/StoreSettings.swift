@@ -8,8 +8,9 @@ struct StoreSettings: AsyncParsableCommand {
         abstract: "Show and change an app's store settings: what purchase verification uses (admin keys only).",
         discussion: """
             Per app: its Apple ID in App Store Connect, the environments whose purchases it accepts (Production, \
-            Sandbox), whether Xcode-signed transactions (local StoreKit testing) are accepted, and verifyReceipt's \
-            app-specific shared secret. The secret is write-only: it is read from stdin (a prompt without echo at \
+            Sandbox), whether Xcode-signed transactions (local StoreKit testing) are accepted, verifyReceipt's \
+            app-specific shared secret, and when one account's purchases from many App Store accounts raise the \
+            manyStoreAccounts signal. The secret is write-only: it is read from stdin (a prompt without echo at \
             a terminal), never from a flag, and never shown, logged or exported; `show` says only whether one is \
             set. The app comes from --app, $IAP_APP or the profile.
 
@@ -31,6 +32,8 @@ struct StoreSettings: AsyncParsableCommand {
             details.add("Environments", settings.environments.map(\.rawValue).joined(separator: ", "))
             details.add("Accept Xcode", Display.yesNo(settings.acceptXcode))
             details.add("Shared secret", settings.sharedSecretSet ? "set (never shown)" : "not set")
+            details.add("Many accounts", "signalled above \(settings.manyStoreAccountsLimit) App Store accounts "
+                + "within \(settings.manyStoreAccountsWindowHours) h")
             details.add("Version", settings.version == 0 ? "0 (the defaults)" : String(settings.version))
             details.add("Updated", settings.updatedAt.map(Display.time))
             details.print(on: console)
@@ -46,7 +49,7 @@ extension StoreSettings {
             abstract: "Show an app's store settings, and whether a shared secret is set (never the secret).",
             discussion: """
                 An app never configured shows the defaults (version 0): Production and Sandbox accepted, Xcode \
-                not, no Apple ID, no shared secret.
+                not, no Apple ID, no shared secret, manyStoreAccounts above 3 App Store accounts within 720 hours.
 
                 Example:
                   admin-cli store-settings show --app com.example.game
