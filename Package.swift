@@ -159,6 +159,7 @@ let package = Package(
         .target(
             name: "CatalogServer",
             dependencies: [
+                "AppStoreClient",
                 "CatalogAPI",
                 "CatalogAPIConventions",
                 "CatalogAPIServer",
@@ -188,6 +189,7 @@ let package = Package(
         .executableTarget(
             name: "iap-server",
             dependencies: [
+                "AppStoreClient",
                 "CatalogCore",
                 "CatalogServer",
                 "CatalogStore",
@@ -231,6 +233,7 @@ let package = Package(
             dependencies: [
                 "CatalogCore",
                 "CatalogStore",
+                "PurchaseCore",
                 "StoreKitConfiguration",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -292,6 +295,7 @@ let package = Package(
         .testTarget(
             name: "CatalogServerTests",
             dependencies: [
+                "AppStoreClient",
                 "AppStoreStandIn",
                 "CatalogAPI",
                 "CatalogAPIConventions",
@@ -351,6 +355,7 @@ let package = Package(
                 // Not imported: the process tests run its binary, which this makes SwiftPM build first.
                 "iap-server",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),

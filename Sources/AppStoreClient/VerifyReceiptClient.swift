@@ -146,7 +146,8 @@ public final class VerifyReceiptClient: Sendable {
             return .answered(httpStatus: Int(response.status.code), body: Data(buffer: answer))
         } catch is NIOTooManyBytesError {
             return .answerTooLarge(limit: configuration.answerLimit)
-        } catch let error as HTTPClientError where error == .deadlineExceeded {
+        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
+            // The pool's read timeout is the call's: whichever fires first, the App Store did not answer in time.
             return .timedOut
         } catch {
             if Task.isCancelled { throw CancellationError() }

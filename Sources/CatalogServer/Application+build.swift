@@ -11,6 +11,7 @@ import OpenAPIHummingbird
 import OpenAPIRuntime
 import PostgresNIO
 import PurchaseCore
+import ServiceLifecycle
 
 /// What the service needs to run: where to listen and where the database is. The `serve` command and the
 /// tests both provide it, so that tests run the real wiring.
@@ -26,6 +27,8 @@ public protocol ServerArguments: Sendable {
     /// The roots App Store signed data must chain to (`APPSTORE_ROOT_CERTIFICATES`; Apple Root CA - G3 by default).
     var trustedRoots: TrustedRoots { get }
     var console: ConsoleSettings { get }
+    /// How this process verifies queued receipts; `nil`: it verifies none (other processes on the database do).
+    var receiptVerification: ReceiptVerificationSettings? { get }
 }
 
 extension ServerArguments {
@@ -33,10 +36,13 @@ extension ServerArguments {
     public var limits: ServiceLimits { .standard }
     public var trustedRoots: TrustedRoots { .appleRootCAG3 }
     public var console: ConsoleSettings { .standard }
+    /// None: `serve` always verifies; a test that needs the worker gives its settings (the stand-in's addresses).
+    public var receiptVerification: ReceiptVerificationSettings? { nil }
 }
 
 /// The whole service: the PostgreSQL client as a service, migrations before the server starts, the
-/// identifier snapshots kept current, and the responder (the identifier fast path, then the router).
+/// identifier snapshots kept current, the receipt verification worker, and the responder (the identifier fast
+/// path, then the router).
 public func buildApplication(_ arguments: some ServerArguments) async throws -> some ApplicationProtocol {
     let logger = {
         var logger = Logger(label: "iap-catalog")
@@ -52,8 +58,8 @@ public func buildApplication(_ arguments: some ServerArguments) async throws -> 
     // private key (docs/storekit.md): the database's logger stays at info or above.
     var databaseLogger = logger
     databaseLogger.logLevel = max(logger.logLevel, .info)
-    // The requests' connections (ConnectionPool); the client's are for listening and migrating, one of them
-    // held for as long as the service listens (CatalogChanges).
+    // The requests' connections (ConnectionPool); the client's are for listening, migrating and verifying
+    // receipts, one of them held for as long as the service listens (CatalogChanges).
     var connection = try arguments.databaseURL.connectionConfiguration()
     connection.options.connectTimeout = .seconds(3)
     connection.options.additionalStartupParameters = startup
@@ -61,7 +67,7 @@ public func buildApplication(_ arguments: some ServerArguments) async throws -> 
                               maxWaiting: limits.databaseQueue, waitTimeout: limits.databaseWait,
                               logger: databaseLogger)
     var configuration = arguments.databaseURL.configuration()
-    configuration.options.maximumConnections = 4
+    configuration.options.maximumConnections = 6
     configuration.options.connectTimeout = .seconds(3)
     configuration.options.additionalStartupParameters = startup
     let client = PostgresClient(configuration: configuration, backgroundLogger: databaseLogger)
@@ -76,19 +82,30 @@ public func buildApplication(_ arguments: some ServerArguments) async throws -> 
                                  lifecycleChanges: { database.unansweredLifecycleChanges },
                                  submissions: { database.unansweredSubmissions })
     let signals = SubmissionSignals()
+    let storeSettings = StoreSettingsCache()
     let router = try buildRouter(database: database, migrator: migrator, snapshots: snapshots, metrics: metrics,
                                  limits: limits, keyCache: keyCache,
                                  verifier: SignedDataVerifier(roots: arguments.trustedRoots), signals: signals,
-                                 console: arguments.console, changes: changes)
+                                 storeSettings: storeSettings, console: arguments.console, changes: changes)
+    var services: [any Service] = [
+        client, pool, changes,
+        IdentifierSnapshotService(changes: changes, feed: database.identifiers, snapshots: snapshots, logger: logger),
+        KeyChangeService(changes: changes, cache: keyCache),
+    ]
+    // After the database's services, so that on shutdown it stops (after the HTTP server) while they still run.
+    if let settings = arguments.receiptVerification {
+        // On the client's connections, not the requests' pool: a lease waiting for a connection would take a
+        // request's place in line, and requests holding every connection would stall verification.
+        let verifying = Database(client: client, logger: databaseLogger, batching: true)
+        services.append(ReceiptVerificationService(database: verifying, signals: signals, storeSettings: storeSettings,
+                                                   settings: settings, metrics: metrics.receipts, logger: logger))
+    }
     var app = Application(
         responder: IdentifierFastPath(snapshots: snapshots, metrics: metrics, next: router.buildResponder()),
         server: IdentifierHTTP1Channel.server(idleTimeout: .seconds(limits.idleTimeout.components.seconds),
                                               snapshots: snapshots, metrics: metrics, serverName: "iap-catalog"),
         configuration: .init(address: .hostname(arguments.hostname, port: arguments.port), serverName: "iap-catalog"),
-        services: [client, pool, changes,
-                   IdentifierSnapshotService(changes: changes, feed: database.identifiers, snapshots: snapshots,
-                                             logger: logger),
-                   KeyChangeService(changes: changes, cache: keyCache)],
+        services: services,
         logger: logger)
     app.beforeServerStarts {
         let applied = if let owner = arguments.migrationDatabaseURL {
@@ -106,6 +123,7 @@ public func buildApplication(_ arguments: some ServerArguments) async throws -> 
 /// public identifier list is answered before routing, by ``IdentifierFastPath``.)
 func buildRouter(database: Database, migrator: Migrator, snapshots: IdentifierSnapshots, metrics: ServiceMetrics,
                  limits: ServiceLimits, keyCache: KeyCache, verifier: SignedDataVerifier, signals: SubmissionSignals,
+                 storeSettings: StoreSettingsCache,
                  console: ConsoleSettings = .standard, changes: CatalogChanges,
                  now: @escaping @Sendable () -> Date = Date.init)
     throws -> Router<BasicRequestContext>
@@ -114,7 +132,7 @@ func buildRouter(database: Database, migrator: Migrator, snapshots: IdentifierSn
         database: database, migrator: migrator, snapshots: snapshots, metrics: metrics, keyCache: keyCache,
         verifier: verifier, signals: signals,
         accountLimiter: RateLimiter(rate: limits.submissionsPerSecondPerAccount, burst: limits.burstPerAccount),
-        storeSettings: StoreSettingsCache(),
+        storeSettings: storeSettings,
         now: now, changes: changes, eventStreams: EventStream.Slots(limit: limits.eventStreams),
         eventStreamHeartbeat: limits.eventStreamHeartbeat)
     // One bucket per key, whether it calls the API or acts through a console session.

@@ -17,6 +17,8 @@ public struct Database: Sendable {
     let lifecycleBatches: LifecycleBatches?
     /// Where concurrent purchase submissions are written together; `nil`: each on its own.
     let purchaseBatches: PurchaseBatches?
+    /// Where the outcomes of concurrent verification attempts are written together; `nil`: each on its own.
+    let outcomeBatches: OutcomeBatches?
 
     /// - Parameter batching: whether concurrent operations' lifecycle changes are written together
     ///   (``LifecycleBatches``), as the service does.
@@ -26,6 +28,7 @@ public struct Database: Sendable {
         self.pool = pool
         lifecycleBatches = batching ? LifecycleBatches() : nil
         purchaseBatches = batching ? PurchaseBatches() : nil
+        outcomeBatches = batching ? .outcomes() : nil
     }
 
     public var apps: AppRepository { AppRepository(database: self) }

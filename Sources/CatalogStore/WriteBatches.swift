@@ -6,7 +6,8 @@ import Synchronization
 /// statement and committed by one commit, and each operation is answered only once its batch has committed, with
 /// its own answer. Writing them together divides among them what PostgreSQL does per statement and per transaction
 /// (starting the statement, the commit and its WAL flush, for the ledger its app's chain head) and the round trip.
-/// ``LifecycleBatches`` and the purchases' intake (``PurchaseBatches``) write through it.
+/// ``LifecycleBatches``, the purchases' intake (``PurchaseBatches``) and the verification queue's outcomes
+/// (``SubmissionQueue``) write through it.
 ///
 /// At most ``maximumRunning`` batches run at once, each of at most ``maximumSize`` items. When a batch's statement
 /// fails for any other reason than a database that is away (a deadlock with a concurrent writer, a refusal of one

@@ -1,3 +1,4 @@
+import AppStoreClient
 import ArgumentParser
 import CatalogServer
 import CatalogStore
@@ -27,6 +28,29 @@ struct Serve: AsyncParsableCommand, ServerArguments {
     @Option(name: .customLong("appstore-root-certificates"),
             help: "PEM or DER files, comma-separated, whose certificates replace Apple Root CA - G3 as the roots App Store signed data must chain to (default: $APPSTORE_ROOT_CERTIFICATES).")
     var rootCertificatesOption: String?
+    @Option(name: .customLong("appstore-production-url"),
+            help: "Production's verifyReceipt (default: $APPSTORE_VERIFY_RECEIPT_PRODUCTION_URL, else Apple's).")
+    var appStoreProductionURL: String?
+
+    @Option(name: .customLong("appstore-sandbox-url"),
+            help: "The sandbox's verifyReceipt (default: $APPSTORE_VERIFY_RECEIPT_SANDBOX_URL, else Apple's).")
+    var appStoreSandboxURL: String?
+
+    @Option(name: .customLong("appstore-timeout-seconds"),
+            help: "How long one call to the App Store may take (default: $APPSTORE_TIMEOUT_SECONDS or 10).")
+    var appStoreTimeoutSeconds: String?
+
+    @Option(name: .customLong("appstore-concurrency"),
+            help: "Receipts this process verifies at once (default: $APPSTORE_CONCURRENCY or 256).")
+    var appStoreConcurrency: String?
+
+    @Option(name: .customLong("appstore-retry-for"),
+            help: "How long an undecided receipt is retried before it fails, e.g. 72h (default: $APPSTORE_RETRY_FOR or 72h).")
+    var appStoreRetryFor: String?
+
+    @Option(name: .customLong("appstore-lease-seconds"),
+            help: "How long a leased receipt is this process's (default: $APPSTORE_LEASE_SECONDS, else twice the timeout and 15).")
+    var appStoreLeaseSeconds: String?
 
     var hostname: String { hostnameOption ?? ProcessInfo.processInfo.environment["HOST"] ?? "127.0.0.1" }
     var port: Int { portOption ?? ProcessInfo.processInfo.environment["PORT"].flatMap(Int.init) ?? 8080 }
@@ -95,7 +119,32 @@ struct Serve: AsyncParsableCommand, ServerArguments {
         return settings
     }
 
+    /// The `APPSTORE_*` settings: the environment's, with the flags given over them.
+    var appStoreSettings: [String: String] {
+        var settings = ProcessInfo.processInfo.environment.filter { $0.key.hasPrefix("APPSTORE_") }
+        let flags: [(String, String?)] = [
+            (AppStoreClientConfiguration.Name.productionURL, appStoreProductionURL),
+            (AppStoreClientConfiguration.Name.sandboxURL, appStoreSandboxURL),
+            (AppStoreClientConfiguration.Name.timeout, appStoreTimeoutSeconds),
+            (AppStoreClientConfiguration.Name.concurrency, appStoreConcurrency),
+            (AppStoreClientConfiguration.Name.retryFor, appStoreRetryFor),
+            (ReceiptVerificationSettings.Name.lease, appStoreLeaseSeconds),
+        ]
+        for case let (name, value?) in flags { settings[name] = value }
+        return settings
+    }
+
+    /// How this process verifies receipts: always, with the settings given (validated before it starts).
+    var receiptVerification: ReceiptVerificationSettings? {
+        try? ReceiptVerificationSettings(environment: appStoreSettings)
+    }
+
     func validate() throws {
+        do {
+            _ = try ReceiptVerificationSettings(environment: appStoreSettings)
+        } catch {
+            throw ValidationError(error.description)
+        }
         _ = try database.databaseURL()
         _ = try database.level()
         if let text = migrationDatabaseURLText ?? ProcessInfo.processInfo.environment["MIGRATION_DATABASE_URL"] {

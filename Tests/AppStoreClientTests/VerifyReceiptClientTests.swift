@@ -200,10 +200,11 @@ import Testing
                 Issue.record("a dropped connection is \(dropped)")
                 return
             }
-            standIn.store.change(BehaviourChange(outage: .unavailable, outageSeconds: 0.3))
+            // Long enough that a loaded machine still makes the call within it.
+            standIn.store.change(BehaviourChange(outage: .unavailable, outageSeconds: 2))
             #expect(try await client.verify(receipt, bundleId: bundle(), sharedSecret: nil, logger: quiet)
                 == .retry(.httpStatus(503)))
-            try await Task.sleep(for: .milliseconds(400))
+            try await Task.sleep(for: .milliseconds(2_100))
             guard case .verified = try await client.verify(receipt, bundleId: bundle(), sharedSecret: nil,
                                                            logger: quiet)
             else {
@@ -219,7 +220,8 @@ import Testing
         let closed = try await StandInFixture.run { standIn, _ in standIn.base }
         var configuration = AppStoreClientConfiguration.standard
         configuration.productionURL = closed.appendingPathComponent("verifyReceipt")
-        configuration.timeout = .seconds(2)
+        // The pool's connect timeout is half of it: room for the refusal to be reported as such on a loaded machine.
+        configuration.timeout = .seconds(6)
         let client = VerifyReceiptClient(configuration: configuration)
         let outcome = try await client.verify(ReceiptData(base64: "AAAA"), bundleId: bundle(), sharedSecret: nil,
                                               logger: quiet)

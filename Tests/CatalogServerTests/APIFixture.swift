@@ -39,6 +39,8 @@ struct TestArguments: ServerArguments {
     }()
     /// Apple's root, unless a test trusts the stand-in's test chain.
     var trustedRoots: TrustedRoots = .appleRootCAG3
+    /// No receipt verification worker but in the tests of it (ReceiptVerificationTests).
+    var receiptVerification: ReceiptVerificationSettings?
 }
 
 /// A test's view of the API: requests as a client sends them, answers decoded as the document defines them.

@@ -168,19 +168,19 @@ struct LedgerWriteTests {
                 UPDATE purchase_submissions SET status = 'verifying', attempts = 2, lease_expires_at = now() + interval '1 minute'
                 WHERE id = '\(id)'
                 """, in: database)
-            let outcome = VerifiedReceiptOutcome(submissionID: id, attempts: 1, environment: .sandbox, appleStatus: 0,
-                                                 problems: [], transactions: [Self.facts("r1") { $0.environment = .sandbox }])
-            #expect(try await database.ledger.recordVerified([outcome]).isEmpty)
+            let outcome = SubmissionQueue.Outcome(submissionID: id, attempts: 1, status: .verified, environment: .sandbox,
+                                                  appleStatus: 0, transactions: [Self.facts("r1") { $0.environment = .sandbox }])
+            #expect(try await !database.queue.record(outcome))
             var current = outcome
             current.attempts = 2
-            #expect(try await database.ledger.recordVerified([current]) == [id])
+            #expect(try await database.queue.record(current))
             let verified = try #require(try await database.submissions.find("com.ledger.receipts", id: id))
             #expect(verified.status == .verified && verified.environment == .sandbox && verified.finishedAt != nil)
             #expect(verified.transactions.map(\.transaction.transactionId) == ["r1"] && verified.transactions[0].credited)
             #expect(try await Self.count("SELECT count(*)::int FROM submission_receipts WHERE submission_id = '\(id)'",
                                          in: database) == 0)
             // Recorded once: the same outcome again changes nothing.
-            #expect(try await database.ledger.recordVerified([current]).isEmpty)
+            #expect(try await !database.queue.record(current))
             // The final one, sent again, answers as it stands.
             let final = try await database.submissions.queueReceipt(receipt)
             #expect(!final.created && final.submission.status == .verified && final.submission.transactions.count == 1)

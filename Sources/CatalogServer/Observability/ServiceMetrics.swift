@@ -7,8 +7,9 @@ import Synchronization
 
 /// The service's metrics, in Prometheus' text format at `GET /metrics`: requests and their latency per
 /// route, method and status; database connections in use and requests waiting for one; actions taken per
-/// action and outcome; the apps whose identifier lists are in memory. Metric objects are made once per
-/// label set and kept, so that recording is an atomic update.
+/// action and outcome; the apps whose identifier lists are in memory; the receipt verification worker's
+/// (``ReceiptVerificationMetrics``). Metric objects are made once per label set and kept, so that recording is an
+/// atomic update.
 final class ServiceMetrics: Sendable {
     private struct RequestLabels: Hashable {
         let route: String
@@ -35,6 +36,8 @@ final class ServiceMetrics: Sendable {
     private let submissionsPending: Prometheus.Gauge
     private let unansweredSubmissions: @Sendable () -> Int
     private let identifierApps: Prometheus.Gauge
+    /// The receipt verification worker's.
+    let receipts: ReceiptVerificationMetrics
 
     /// - Parameters:
     ///   - lifecycleChanges: how many lifecycle changes wait to be written together (``Database``).
@@ -65,6 +68,7 @@ final class ServiceMetrics: Sendable {
         submissionsPending = gauge("db_purchase_submissions_pending", "",
                                    "Purchase submissions waiting to be written together, or being written")
         identifierApps = gauge("identifier_snapshot_apps", "", "Apps whose identifier lists are served from memory")
+        receipts = ReceiptVerificationMetrics(registry: registry, factory: factory)
     }
 
     /// Counts a request and records how long it took.
@@ -110,6 +114,7 @@ final class ServiceMetrics: Sendable {
         lifecycleChangesPending.set(Double(unansweredLifecycleChanges()))
         submissionsPending.set(Double(unansweredSubmissions()))
         identifierApps.set(Double(snapshots.count))
+        receipts.render()
         return registry.emitToBuffer()
     }
 }
