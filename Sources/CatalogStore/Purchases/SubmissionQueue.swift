@@ -85,9 +85,7 @@ public struct SubmissionQueue: Sendable {
                 transactions = facts
                 self.problems = problems
             case .invalid(let refusal):
-                appleStatus = refusal.appleStatus?.code
-                problems = [refusal.description]
-                malformedAnswer = refusal.appleStatus == .malformedReceiptData
+                (appleStatus, problems, malformedAnswer) = Self.recorded(refusal)
             case .retry(let due, let reason):
                 appleStatus = reason.appleStatus?.code
                 problems = [reason.description]
@@ -100,6 +98,13 @@ public struct SubmissionQueue: Sendable {
                                 + "submission; an operator may retry it."]
                 malformedAnswer = reason == .malformedReceiptData
             }
+        }
+
+        /// What an invalid attempt records of Apple's refusal. A function of its own: switching on the refusal
+        /// inside the switch on the step crashes the Swift 6.3.1 optimizer (CopyPropagation) in release builds.
+        private static func recorded(_ refusal: ReceiptRefusal) -> (Int?, [String], Bool) {
+            let status = refusal.appleStatus
+            return (status?.code, [refusal.description], status == .malformedReceiptData)
         }
 
         /// What the lease of a submission whose receipt is no longer stored records: failed, and why.
