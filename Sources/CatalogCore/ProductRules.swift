@@ -113,7 +113,9 @@ extension Product {
                                         message: "needs a localization in the app's primary locale \(app.primaryLocale)"))
         }
         if type.isPaid && price == nil {
-            missing.append(FieldProblem(field: "price", rule: "required", message: "needs a price above zero"))
+            missing.append(FieldProblem(
+                field: "price", rule: "required",
+                message: type.priceRule == .zeroOrAbove ? "needs a price (0 for a free \(type.rawValue))" : "needs a price above zero"))
         }
         if type.isGroupedSubscription {
             if content.subscriptionGroupID == nil {
@@ -152,16 +154,18 @@ extension Product {
         return problems
     }
 
-    /// A paid type's amounts are above zero; the free subscription's are zero.
+    /// The amounts the type's price rule allows: above zero, zero or above (a non-consumable), or zero (the free
+    /// subscription).
     private func amountProblems(_ amount: DecimalAmount, field: String) -> [FieldProblem] {
         guard amount.isValid else { return [] }
-        if type.isPaid && amount.isZero {
+        switch type.priceRule {
+        case .aboveZero where amount.isZero:
             return [FieldProblem(field: field, rule: "positive", message: "must be above zero for a \(type.rawValue)")]
-        }
-        if !type.isPaid && !amount.isZero {
+        case .zero where !amount.isZero:
             return [FieldProblem(field: field, rule: "zero", message: "a free subscription's price is zero")]
+        default:
+            return []
         }
-        return []
     }
 
     private func notForType(_ field: String) -> FieldProblem {

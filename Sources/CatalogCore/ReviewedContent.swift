@@ -26,6 +26,13 @@ public struct ReviewedContent: Sendable, Hashable, Codable {
         self.duration = duration
     }
 
+    /// The API's names of the reviewed fields: an edit of one of them on a live product goes into a draft, which
+    /// `submit_change` sends to review. Derived from ``changes(from:)``, so that the two cannot disagree.
+    public static let fieldNames: Set<String> = Set(
+        ReviewedContent(localizations: [Localization(locale: "en", displayName: "..", description: ".")], reviewNote: "",
+                        familyShareable: true, subscriptionGroupID: UUID(), level: 1, duration: .oneWeek)
+            .changes(from: ReviewedContent()).map(\.field))
+
     /// The field-by-field differences from `other`, named as the API names them.
     public func changes(from other: ReviewedContent) -> [FieldChange] {
         [

@@ -52,6 +52,15 @@ public struct SubscriptionGroup: Sendable, Hashable {
         return self
     }
 
+    /// The group's fields as changes from nothing: its `group_created` history event.
+    public var creationChanges: [FieldChange] {
+        [
+            FieldChange(field: "id", old: nil, new: id),
+            FieldChange(field: "referenceName", old: nil, new: referenceName),
+            FieldChange(field: "localizations", old: nil, new: localizations),
+        ].compactMap { $0 }
+    }
+
     /// The group with `referenceName` and `localizations` replaced where given, and what changed.
     public func editing(referenceName: String?, localizations: [Localization]?) throws(CatalogError)
         -> (SubscriptionGroup, [FieldChange])

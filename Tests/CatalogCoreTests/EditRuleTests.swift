@@ -110,15 +110,33 @@ struct EditRuleTests {
         #expect(problems(of: edit, on: try Fixtures.newProduct(.autoRenewableSubscription)).isEmpty)
     }
 
-    @Test("paid types need a price above zero; the free subscription's is zero")
+    @Test("prices: above zero, but zero or above for a non-consumable (a paid app's free trial) and zero for a free subscription")
     func prices() throws {
-        let zero = ProductEdit(price: Price(currency: "USD", amount: "0.00"))
-        for type in PurchaseType.allCases where type.isPaid {
-            #expect(problems(of: zero, on: try Fixtures.newProduct(type)) == ["price.amount:positive"])
+        let zero = ProductEdit(price: Price(currency: "USD", amount: "0.00"),
+                               territoryPrices: [TerritoryPrice(territory: "FRA", currency: "EUR", amount: "0")])
+        for type in PurchaseType.allCases where type.priceRule == .aboveZero {
+            #expect(problems(of: zero, on: try Fixtures.newProduct(type)) == ["price.amount:positive", "territoryPrices[0].amount:positive"])
         }
+        #expect(PurchaseType.allCases.filter { $0.priceRule == .aboveZero }
+            == [.consumable, .autoRenewableSubscription, .nonRenewingSubscription])
+        #expect(problems(of: zero, on: try Fixtures.newProduct(.nonConsumable)).isEmpty)
+        #expect(problems(of: ProductEdit(price: Price(currency: "USD", amount: "0")), on: try Fixtures.newProduct(.nonConsumable)).isEmpty)
         let free = try Fixtures.newProduct(.freeSubscription)
         #expect(problems(of: zero, on: free).isEmpty)
         #expect(problems(of: ProductEdit(price: Price(currency: "USD", amount: "0.99")), on: free) == ["price.amount:zero"])
+    }
+
+    @Test("a free non-consumable is complete for approval; without a price it still needs one")
+    func freeNonConsumableApproval() throws {
+        var fields = ProductEdit(referenceName: "Free trial", price: Price(currency: "USD", amount: "0"),
+                                 localizations: [Fixtures.english])
+        let free = try Product.create(NewProduct(productID: "trial", type: .nonConsumable, fields: fields), in: Fixtures.app,
+                                      at: Fixtures.now)
+        #expect(free.missingForApproval(in: Fixtures.app).isEmpty)
+        fields.price = nil
+        let unpriced = try Product.create(NewProduct(productID: "trial", type: .nonConsumable, fields: fields), in: Fixtures.app,
+                                          at: Fixtures.now)
+        #expect(unpriced.missingForApproval(in: Fixtures.app).map(\.message) == ["needs a price (0 for a free NON_CONSUMABLE)"])
     }
 
     @Test("a field both set and cleared is refused; clearing resets it")

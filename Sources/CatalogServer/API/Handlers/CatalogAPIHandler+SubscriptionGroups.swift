@@ -16,13 +16,8 @@ extension CatalogAPIHandler {
             bundleID: app.bundleID, referenceName: body.referenceName,
             localizations: (body.localizations ?? []).map { .init(locale: $0.locale, name: $0.name) },
             createdAt: time, updatedAt: time).validated()
-        let changes = [
-            FieldChange(field: "id", old: nil, new: group.id),
-            FieldChange(field: "referenceName", old: nil, new: group.referenceName),
-            FieldChange(field: "localizations", old: nil, new: group.localizations),
-        ].compactMap { $0 }
         try await database.subscriptionGroups.create(group, event: record(.groupCreated, by: key, app: app.bundleID,
-                                                                          changes: changes))
+                                                                          changes: group.creationChanges))
         return .created(.init(body: .json(.init(group))))
     }
 
