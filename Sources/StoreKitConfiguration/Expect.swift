@@ -7,6 +7,13 @@ enum Expect {
         typed(value.stringValue, "a string", value, at: path, log: log)
     }
 
+    /// A string, or `null` (read as `.some(nil)`): older files write `"referenceName" : null` for a product
+    /// that was never given one.
+    static func stringOrNull(_ value: StoreKitJSON, at path: StoreKitJSONPath, log: IssueLog) -> String?? {
+        if value.isNull { return .some(nil) }
+        return string(value, at: path, log: log).map { .some($0) }
+    }
+
     static func bool(_ value: StoreKitJSON, at path: StoreKitJSONPath, log: IssueLog) -> Bool? {
         typed(value.boolValue, "a boolean", value, at: path, log: log)
     }
@@ -61,6 +68,13 @@ enum Expect {
             return nil
         }
         return text
+    }
+
+    /// An offer's price: a ``price(_:at:log:)``, or the empty string that Xcode leaves on an offer whose price
+    /// was never filled in (kept as written; it is no amount).
+    static func offerPrice(_ value: StoreKitJSON, at path: StoreKitJSONPath, log: IssueLog) -> String? {
+        if value.stringValue == "" { return "" }
+        return price(value, at: path, log: log)
     }
 
     static func isPlainDecimal(_ text: String) -> Bool {

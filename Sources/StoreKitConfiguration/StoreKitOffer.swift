@@ -15,7 +15,8 @@ public struct StoreKitOffer: Sendable, Equatable {
     /// Always present for `payAsYouGo`; often absent for the other modes in older files.
     public var numberOfPeriods: Int?
     /// Exact decimal text. Present for paid modes, and sometimes left behind on
-    /// a `free` offer after its mode was switched; kept either way.
+    /// a `free` offer after its mode was switched; kept either way. May be `""`
+    /// (a price never filled in), which is no amount.
     public var displayPrice: String?
     public var offerID: String?
     public var referenceName: String?
@@ -68,7 +69,7 @@ public struct StoreKitOffer: Sendable, Equatable {
         let paymentMode = reader.required("paymentMode", Expect.string)
         let subscriptionPeriod = reader.required("subscriptionPeriod", readOfferPeriod)
         let numberOfPeriods = reader.optional("numberOfPeriods", Expect.positiveInteger)
-        let displayPrice = reader.optional("displayPrice", Expect.price)
+        let displayPrice = reader.optional("displayPrice", Expect.offerPrice)
         let offerID = reader.optional("offerID", Expect.string)
         let referenceName = reader.optional("referenceName", Expect.string)
         let eligibility = reader.optional("eligibility", Expect.stringArray)

@@ -6,7 +6,8 @@ public struct StoreKitProduct: Sendable, Equatable {
     /// Free-form; as short as `"IT"` in real files.
     public var productID: String
     /// The name shown in Xcode; may be non-ASCII.
-    public var referenceName: String
+    /// `nil` where the file has `null` (older files, for a product never given a reference name).
+    public var referenceName: String?
     public var type: StoreKitProductType
     /// The price exactly as written (`"0.99"`, `"2.00"`, `"100"`), without a
     /// currency: the currency comes from the storefront, never from the file.
@@ -21,7 +22,7 @@ public struct StoreKitProduct: Sendable, Equatable {
 
     public init(
         productID: String,
-        referenceName: String,
+        referenceName: String?,
         type: StoreKitProductType,
         displayPrice: String,
         familyShareable: Bool = false,
@@ -48,7 +49,7 @@ public struct StoreKitProduct: Sendable, Equatable {
         { value, path, log in
             guard let reader = ObjectReader(value, at: path, log: log, modeledKeys: modeledKeys) else { return nil }
             let productID = reader.required("productID", Expect.string)
-            let referenceName = reader.required("referenceName", Expect.string)
+            let referenceName = reader.required("referenceName", Expect.stringOrNull)
             let type = reader.required("type", StoreKitProductType.reading(allowed: allowed))
             let displayPrice = reader.required("displayPrice", Expect.price)
             let familyShareable = reader.required("familyShareable", Expect.bool)
@@ -72,7 +73,7 @@ public struct StoreKitProduct: Sendable, Equatable {
         object["internalID"] = .string(internalID)
         object["localizations"] = .array(localizations.map { $0.jsonValue() })
         object["productID"] = .string(productID)
-        object["referenceName"] = .string(referenceName)
+        object["referenceName"] = referenceName.map { .string($0) } ?? .null
         object["type"] = .string(type.rawValue)
         return .object(object.sortedForXcode())
     }

@@ -7,7 +7,8 @@
 /// absent, `[]` that it is written empty.
 public struct StoreKitSubscription: Sendable, Equatable {
     public var productID: String
-    public var referenceName: String
+    /// `nil` where the file has `null` (older files, for a product never given a reference name).
+    public var referenceName: String?
     /// Exact decimal text; see ``StoreKitProduct/displayPrice``.
     public var displayPrice: String
     public var familyShareable: Bool
@@ -35,7 +36,7 @@ public struct StoreKitSubscription: Sendable, Equatable {
     /// win-back offer lists and a `null` introductory offer.
     public init(
         productID: String,
-        referenceName: String,
+        referenceName: String?,
         displayPrice: String,
         familyShareable: Bool = false,
         internalID: String = StoreKitConfiguration.generateIdentifier(),
@@ -90,7 +91,7 @@ public struct StoreKitSubscription: Sendable, Equatable {
             let issuesBefore = log.issues.count
             guard let reader = ObjectReader(value, at: path, log: log, modeledKeys: modeledKeys) else { return nil }
             let productID = reader.required("productID", Expect.string)
-            let referenceName = reader.required("referenceName", Expect.string)
+            let referenceName = reader.required("referenceName", Expect.stringOrNull)
             _ = reader.required("type", StoreKitProductType.reading(allowed: [.recurringSubscription]))
             let displayPrice = reader.required("displayPrice", Expect.price)
             let familyShareable = reader.required("familyShareable", Expect.bool)
@@ -129,7 +130,7 @@ public struct StoreKitSubscription: Sendable, Equatable {
     public func jsonValue() -> StoreKitJSON {
         var object = unknownKeys
         object["productID"] = .string(productID)
-        object["referenceName"] = .string(referenceName)
+        object["referenceName"] = referenceName.map { .string($0) } ?? .null
         object["type"] = .string(StoreKitProductType.recurringSubscription.rawValue)
         object["displayPrice"] = .string(displayPrice)
         object["familyShareable"] = .bool(familyShareable)

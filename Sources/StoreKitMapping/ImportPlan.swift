@@ -23,13 +23,33 @@ public struct ImportPlan: Sendable {
         /// What the catalog keeps of the file's group beyond its own fields (JSON), for a new group.
         public let storekit: String?
         /// For a new group: its fields, as its `group_created` event records them.
-        public var creationChanges: [FieldChange] {
-            [
-                FieldChange(field: "id", old: nil, new: group.id),
-                FieldChange(field: "referenceName", old: nil, new: group.referenceName),
-                FieldChange(field: "localizations", old: nil, new: group.localizations),
-            ].compactMap { $0 }
-        }
+        public var creationChanges: [FieldChange] { group.creationChanges }
+    }
+
+    /// An unambiguous change the import made to what the file says, so that the catalog can hold it: never a
+    /// productId, a type or a price. Each is reported, kept in the product's history, and undone by the export
+    /// while the catalog still has the repaired value.
+    public struct Repair: Sendable, Hashable {
+        /// The path of the repaired value in the file (`products[0].referenceName`).
+        public let path: String
+        public let field: String
+        /// A stable name: `referenceNameFromProductId` (the file has `null`), `referenceNameByGroup` (the file gives
+        /// one reference name to subscriptions of several groups).
+        public let rule: String
+        /// The file's value (`nil` for `null`) and the catalog's.
+        public let from: String?
+        public let to: String
+        public let message: String
+    }
+
+    /// A product of the file that an import asked to skip what the catalog's rules refuse left out, with why.
+    public struct Skipped: Sendable {
+        /// Its path in the file.
+        public let path: String
+        /// Its productId, when the file gives one.
+        public let productID: String?
+        /// Every problem that refused it (or, for a conflict, the reason), at its path in the file.
+        public let problems: [FieldProblem]
     }
 
     /// A product of the file and what becomes of it.
@@ -43,6 +63,18 @@ public struct ImportPlan: Sendable {
         public let reason: String?
         /// What the catalog keeps of the file's product beyond its own fields (JSON).
         public let storekit: String
+        /// The repairs made to the file's product, in the order of its fields.
+        public let repairs: [Repair]
+
+        public init(path: String, product: Product, outcome: Outcome, reason: String?, storekit: String,
+                    repairs: [Repair] = []) {
+            self.path = path
+            self.product = product
+            self.outcome = outcome
+            self.reason = reason
+            self.storekit = storekit
+            self.repairs = repairs
+        }
     }
 
     public let groups: [Group]
@@ -54,6 +86,21 @@ public struct ImportPlan: Sendable {
     public let document: String
     /// The currency the file's prices are read in.
     public let currency: String
+    /// Products left out because the catalog's rules refuse them (only when the import was asked to skip them).
+    public let skipped: [Skipped]
+
+    public init(groups: [Group], products: [Item], warnings: [FieldProblem], document: String, currency: String,
+                skipped: [Skipped] = []) {
+        self.groups = groups
+        self.products = products
+        self.warnings = warnings
+        self.document = document
+        self.currency = currency
+        self.skipped = skipped
+    }
+
+    /// Every repair made, in file order.
+    public var repairs: [Repair] { products.flatMap(\.repairs) }
 
     /// The groups the import creates.
     public var newGroups: [Group] { groups.filter(\.isNew) }

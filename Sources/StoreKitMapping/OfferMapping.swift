@@ -22,7 +22,8 @@ enum OfferMapping {
     ]
 
     /// The catalog's offer for an offer's members. A `displayPrice` left behind on a free offer (real files
-    /// have them) is not an amount: the catalog ignores it and the file keeps it.
+    /// have them) is not an amount: the catalog ignores it and the file keeps it. An empty `displayPrice` (a price
+    /// never filled in) is no amount either: a free offer needs none, a paid one is refused for lacking one.
     static func catalogOffer(paymentMode: String, subscriptionPeriod: String, numberOfPeriods: Int?,
                              displayPrice: String?) -> CatalogOffer {
         if paymentMode == "none" { return .none }
@@ -40,7 +41,7 @@ enum OfferMapping {
         }
         guard let mode, let period, problems.isEmpty else { return .invalid(problems) }
         return .offer(IntroductoryOffer(paymentMode: mode, period: period, numberOfPeriods: numberOfPeriods ?? 1,
-                                        amount: mode == .freeTrial ? nil : displayPrice.map { DecimalAmount($0) }))
+                                        amount: mode == .freeTrial ? nil : displayPrice.flatMap { $0.isEmpty ? nil : DecimalAmount($0) }))
     }
 
     static func catalogOffer(_ offer: StoreKitOffer) -> CatalogOffer {

@@ -204,7 +204,13 @@ public enum StoreKitExporter {
         func product(_ product: Product, content: ReviewedContent, price: Price, extras: ProductExtras?) -> StoreKitJSON {
             var object = extras?.object ?? ["internalID": .string(StableIdentifier.of("product \(bundleID) \(product.productID)"))]
             object["productID"] = .string(product.productID)
-            object["referenceName"] = .string(product.referenceName)
+            // The file's reference name while the catalog still has the import's repair of it (`null`, or a name the
+            // file gave several groups' subscriptions).
+            if let extras, let fileName = extras.fileReferenceName, extras.repairedReferenceName == product.referenceName {
+                object["referenceName"] = fileName
+            } else {
+                object["referenceName"] = .string(product.referenceName)
+            }
             object["type"] = .string(Self.fileType(product.type))
             object["displayPrice"] = .string(price.amount.text)
             object["familyShareable"] = .bool(content.familyShareable)

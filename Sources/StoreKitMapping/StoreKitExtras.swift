@@ -43,6 +43,10 @@ struct ProductExtras: Equatable {
     /// when the file has ties, which catalog levels cannot).
     var groupNumber: Int?
     var level: Int?
+    /// A repaired reference name: the file's value (`null`, or a name the file gives several groups' subscriptions)
+    /// and the catalog's, so that the export writes the file's again while the catalog keeps the repair.
+    var fileReferenceName: StoreKitJSON?
+    var repairedReferenceName: String?
 
     /// The members of a product object that the catalog owns and writes itself on export.
     static let catalogKeys: Set<String> = [
@@ -56,16 +60,20 @@ struct ProductExtras: Equatable {
         ]
         json["groupNumber"] = groupNumber.map { .integer($0) }
         json["level"] = level.map { .integer($0) }
+        json["referenceName"] = fileReferenceName
+        json["repairedReferenceName"] = repairedReferenceName.map { .string($0) }
         return XcodeJSONWriter.compactString(for: .object(json))
     }
 
     init(position: Int, object: StoreKitJSONObject, localizations: [LocalizationExtras], groupNumber: Int?,
-         level: Int?) {
+         level: Int?, fileReferenceName: StoreKitJSON? = nil, repairedReferenceName: String? = nil) {
         self.position = position
         self.object = object
         self.localizations = localizations
         self.groupNumber = groupNumber
         self.level = level
+        self.fileReferenceName = fileReferenceName
+        self.repairedReferenceName = repairedReferenceName
     }
 
     init?(text: String?) {
@@ -73,7 +81,8 @@ struct ProductExtras: Equatable {
               let object = json["object"]?.objectValue, let localizations = json["localizations"]?.arrayValue
         else { return nil }
         self.init(position: position, object: object, localizations: localizations.compactMap(LocalizationExtras.init),
-                  groupNumber: json["groupNumber"]?.intValue, level: json["level"]?.intValue)
+                  groupNumber: json["groupNumber"]?.intValue, level: json["level"]?.intValue,
+                  fileReferenceName: json["referenceName"], repairedReferenceName: json["repairedReferenceName"]?.stringValue)
     }
 }
 

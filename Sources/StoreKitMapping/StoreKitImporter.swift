@@ -13,10 +13,13 @@ public struct StoreKitFileNotJSON: Error, Sendable, CustomStringConvertible {
 
 /// Plans the import of a StoreKit configuration file into an app's catalog.
 ///
-/// The file is read by the StoreKit format's rules, then every group and product it holds is checked by the
-/// catalog's own rules (`SubscriptionGroup.validated`, `Product.create`), whose problems are reported at
-/// their path in the file (`subscriptionGroups[0].subscriptions[2].localizations[0].displayName`). A file
-/// with any problem imports nothing: the error lists them all, those of the format and those of the catalog.
+/// The file is read by the StoreKit format's rules; unambiguous repairs that keep every productId, type and price
+/// are made and reported (a `null` reference name becomes the productId, one reference name given to
+/// subscriptions of several groups is made unique by each one's group); then every group and product is checked
+/// by the catalog's own rules (`SubscriptionGroup.validated`, `Product.create`, `CatalogSnapshot.conflicts`), whose
+/// problems are reported at their path in the file (`subscriptionGroups[0].subscriptions[2].localizations[0]
+/// .displayName`). A file with any problem imports nothing, unless the import is asked to skip what the rules
+/// refuse: then every refused product (and every subscription of a refused group) is left out and named.
 public enum StoreKitImporter {
     /// The currency of a file's prices when the importer names none (files never say).
     public static let defaultCurrency = "USD"
@@ -24,9 +27,12 @@ public enum StoreKitImporter {
     /// The plan for importing `file` into `snapshot`'s app, its prices read in `currency`, as of `now`.
     ///
     /// Throws ``StoreKitFileNotJSON`` for bytes that are not JSON, and `CatalogError.validationFailed` with
-    /// every problem of a file that breaks the format or the catalog's rules.
+    /// every problem of a file that breaks the format or (unless `skipInvalid`) the catalog's rules. With
+    /// `skipInvalid`, products the rules refuse, and products in conflict with the catalog, are left out and
+    /// named in ``ImportPlan/skipped``; what is not a product's (the format, the currency, the app's product
+    /// limit) still refuses the whole file.
     public static func plan(file: some Collection<UInt8>, currency: String, into snapshot: CatalogSnapshot,
-                            at now: Date) throws -> ImportPlan {
+                            at now: Date, skipInvalid: Bool = false) throws -> ImportPlan {
         let currencyProblems = Identifiers.threeLetterCodeProblems(currency, field: "currency", what: "ISO 4217 currency")
         let json: StoreKitJSON
         do {
@@ -43,11 +49,17 @@ public enum StoreKitImporter {
         } catch {
             // The parts that do read are checked too, so that the answer lists every problem at once.
             builder.check(StoreKitConfiguration.readableParts(of: json))
-            throw CatalogError.validationFailed(currencyProblems + error.issues.map(FieldProblem.init) + builder.problems)
+            throw CatalogError.validationFailed(currencyProblems + error.issues.map(FieldProblem.init)
+                                                + builder.problems.map(\.problem))
         }
-        let (groups, items) = builder.check(configuration)
-        guard currencyProblems.isEmpty && builder.problems.isEmpty else {
-            throw CatalogError.validationFailed(currencyProblems + builder.problems)
+        var (groups, items) = builder.check(configuration)
+        var skipped: [ImportPlan.Skipped] = []
+        if skipInvalid {
+            (groups, items, skipped) = builder.skipRefused(groups: groups, items: items)
+        }
+        let problems = builder.problems.map(\.problem)
+        guard currencyProblems.isEmpty && problems.isEmpty else {
+            throw CatalogError.validationFailed(currencyProblems + problems)
         }
         var document = configuration
         document.products = []
@@ -57,7 +69,15 @@ public enum StoreKitImporter {
             document: document.jsonValue().objectValue?.removing(DocumentExtras.catalogKeys) ?? [:],
             hasNonRenewingSubscriptions: configuration.nonRenewingSubscriptions != nil)
         return ImportPlan(groups: groups, products: items, warnings: builder.warnings, document: extras.text,
-                          currency: currency)
+                          currency: currency, skipped: skipped)
+    }
+}
+
+extension ImportPlan.Item {
+    /// The reason its `created` history event gives: `base` (which names the file), then each repair.
+    public func historyReason(_ base: String) -> String {
+        guard !repairs.isEmpty else { return base }
+        return base + "; repaired: " + repairs.map { "\($0.field) \($0.message)" }.joined(separator: "; ")
     }
 }
 
@@ -83,7 +103,11 @@ struct FileProduct {
     let position: Int
     let type: PurchaseType
     let productID: String
-    let referenceName: String
+    /// As the file has it (`nil` for `null`).
+    let fileReferenceName: String?
+    /// As the catalog takes it: the file's, or its repair.
+    var referenceName: String
+    var repairs: [ImportPlan.Repair] = []
     let displayPrice: String
     let familyShareable: Bool
     let localizations: [StoreKitLocalization]
@@ -102,7 +126,8 @@ struct FileProduct {
         case .recurringSubscription: .autoRenewableSubscription
         }
         productID = product.productID
-        referenceName = product.referenceName
+        fileReferenceName = product.referenceName
+        referenceName = product.referenceName ?? ""
         displayPrice = product.displayPrice
         familyShareable = product.familyShareable
         localizations = product.localizations
@@ -118,7 +143,8 @@ struct FileProduct {
         self.position = position
         type = .autoRenewableSubscription
         productID = subscription.productID
-        referenceName = subscription.referenceName
+        fileReferenceName = subscription.referenceName
+        referenceName = subscription.referenceName ?? ""
         displayPrice = subscription.displayPrice
         familyShareable = subscription.familyShareable
         localizations = subscription.localizations
@@ -130,14 +156,34 @@ struct FileProduct {
 
 /// Checks a file's groups and products by the catalog's rules and works out what becomes of each.
 struct PlanBuilder {
+    /// A problem with what it belongs to, so that a refused product or group can be left out with its own.
+    struct OwnedProblem {
+        enum Owner: Equatable {
+            case product(path: String)
+            case group(index: Int)
+            /// A rule over the whole catalog that the product breaks with another (CatalogCore's conflicts).
+            case across(path: String)
+            /// The file as a whole (the app's product limit): it refuses the import whatever is skipped.
+            case file
+        }
+
+        let owner: Owner
+        let problem: FieldProblem
+    }
+
     let snapshot: CatalogSnapshot
     let currency: String
     let now: Date
-    private(set) var problems: [FieldProblem] = []
+    private(set) var problems: [OwnedProblem] = []
     private(set) var warnings: [FieldProblem] = []
 
     /// The app's products by productId.
     private let existingProducts: [String: Product]
+    /// The file's products by productId, with their paths, for naming the other product of a conflict.
+    private var filePaths: [String: String] = [:]
+    /// The file's products' paths in file order, and their groups' indexes.
+    private var fileOrder: [String] = []
+    private var groupIndexes: [String: Int] = [:]
 
     init(snapshot: CatalogSnapshot, currency: String, now: Date) {
         self.snapshot = snapshot
@@ -179,9 +225,15 @@ struct PlanBuilder {
         _ = check(groups: groups, products: products)
     }
 
-    private mutating func check(groups fileGroups: [FileGroup], products fileProducts: [FileProduct])
+    private mutating func check(groups fileGroups: [FileGroup], products unrepaired: [FileProduct])
         -> ([ImportPlan.Group], [ImportPlan.Item])
     {
+        let fileProducts = repairReferenceNames(unrepaired, groups: fileGroups)
+        for product in fileProducts {
+            if filePaths[product.productID] == nil { filePaths[product.productID] = product.path }
+            fileOrder.append(product.path)
+            groupIndexes[product.path] = product.groupIndex
+        }
         let (groups, groupIDs) = checkGroups(fileGroups)
         let levels = assignLevels(fileProducts)
         var items: [ImportPlan.Item] = []
@@ -197,6 +249,45 @@ struct PlanBuilder {
         return (groups, items)
     }
 
+    // MARK: Repairs
+
+    /// Reference names the catalog can take, changed only where the change is unambiguous and reported: a `null`
+    /// becomes the productId (its first 64 characters); one name given to subscriptions of several groups (and to
+    /// nothing else) becomes each one's name followed by its group's, `Monthly (Pro)`. Other duplicates stay, for
+    /// the uniqueness rule to name.
+    private func repairReferenceNames(_ products: [FileProduct], groups: [FileGroup]) -> [FileProduct] {
+        var products = products
+        for index in products.indices where products[index].fileReferenceName == nil {
+            let name = String(String.UnicodeScalarView(products[index].productID.unicodeScalars.prefix(Limits.referenceName.upperBound)))
+            products[index].referenceName = name
+            products[index].repairs.append(ImportPlan.Repair(
+                path: "\(products[index].path).referenceName", field: "referenceName", rule: "referenceNameFromProductId",
+                from: nil, to: name, message: "is null in the file: named after the productId, \"\(name)\""))
+        }
+        let groupNames = Dictionary(groups.map { ($0.index, $0.group.name) }, uniquingKeysWith: { first, _ in first })
+        var byName: [String: [Int]] = [:]
+        for index in products.indices { byName[products[index].referenceName, default: []].append(index) }
+        for (name, indexes) in byName where indexes.count > 1 {
+            let groupIndexes = indexes.map { products[$0].groupIndex }
+            guard !groupIndexes.contains(nil), Set(groupIndexes).count == indexes.count else { continue }
+            for index in indexes {
+                guard let groupName = products[index].groupIndex.flatMap({ groupNames[$0] }) else { continue }
+                let suffix = " (\(groupName))"
+                let room = Limits.referenceName.upperBound - suffix.unicodeScalars.count
+                guard room > 0 else { continue }
+                let repaired = String(String.UnicodeScalarView(name.unicodeScalars.prefix(room))) + suffix
+                let others = indexes.filter { $0 != index }.map { products[$0].path }.joined(separator: ", ")
+                products[index].referenceName = repaired
+                products[index].repairs.append(ImportPlan.Repair(
+                    path: "\(products[index].path).referenceName", field: "referenceName", rule: "referenceNameByGroup",
+                    from: products[index].fileReferenceName, to: repaired,
+                    message: "\"\(name.prefix(64))\" is also the referenceName of \(others) in another group: named after "
+                        + "its group, \"\(repaired)\""))
+            }
+        }
+        return products
+    }
+
     // MARK: Groups
 
     /// Each file group becomes the app's group of the same reference name, or a new one.
@@ -208,10 +299,11 @@ struct PlanBuilder {
         var pathsByName: [String: String] = [:]
         for fileGroup in fileGroups {
             let group = fileGroup.group
+            let owner = OwnedProblem.Owner.group(index: fileGroup.index)
             if let first = pathsByName[group.name] {
-                problems.append(FieldProblem(
+                problems.append(OwnedProblem(owner: owner, problem: FieldProblem(
                     field: "\(fileGroup.path).name", rule: "unique",
-                    message: "\"\(group.name.prefix(64))\" is also the name of \(first); a group's name is unique within an app"))
+                    message: "\"\(group.name.prefix(64))\" is also the name of \(first); a group's name is unique within an app")))
                 continue
             }
             pathsByName[group.name] = fileGroup.path
@@ -232,7 +324,10 @@ struct PlanBuilder {
                 _ = try new.validated()
             } catch {
                 if case .validationFailed(let found) = error {
-                    problems += found.map { $0.inFile(at: fileGroup.path, renaming: Self.groupFields, localizations: fileIndexes) }
+                    problems += found.map {
+                        OwnedProblem(owner: owner, problem: $0.inFile(at: fileGroup.path, renaming: Self.groupFields,
+                                                                      localizations: fileIndexes))
+                    }
                 }
             }
             ids[fileGroup.index] = new.id
@@ -310,6 +405,7 @@ struct PlanBuilder {
     /// One product of the file as the catalog would create it, and what becomes of it; `nil` when it breaks
     /// the catalog's rules (the problems are recorded).
     private mutating func checkProduct(_ file: FileProduct, groupID: UUID?, level: Int?) -> ImportPlan.Item? {
+        let owner = OwnedProblem.Owner.product(path: file.path)
         var localizations: [Localization] = []
         var localizationExtras: [LocalizationExtras] = []
         var fileIndexes: [Int] = []
@@ -363,7 +459,7 @@ struct PlanBuilder {
                         + "\(offers.count == 2 ? "is" : "are") kept for the StoreKit export"))
             }
         }
-        problems += offerProblems
+        problems += offerProblems.map { OwnedProblem(owner: owner, problem: $0) }
         let product: Product
         do {
             product = try Product.create(NewProduct(productID: file.productID, type: file.type, fields: fields),
@@ -372,15 +468,21 @@ struct PlanBuilder {
             if case .validationFailed(let found) = error {
                 var renaming = Self.productFields
                 for (catalogField, fileField) in Self.offerFields { renaming[catalogField] = "\(offerPath)\(fileField)" }
-                problems += found.map { $0.inFile(at: file.path, renaming: renaming, localizations: fileIndexes) }
+                problems += found.map {
+                    OwnedProblem(owner: owner, problem: $0.inFile(at: file.path, renaming: renaming, localizations: fileIndexes))
+                }
             }
             return nil
         }
         guard offerProblems.isEmpty else { return nil }
+        let repaired = file.repairs.isEmpty ? nil : file.referenceName
         let extras = ProductExtras(position: file.position, object: file.object, localizations: localizationExtras,
-                                   groupNumber: file.subscription?.groupNumber, level: level)
+                                   groupNumber: file.subscription?.groupNumber, level: level,
+                                   fileReferenceName: repaired == nil ? nil : file.fileReferenceName.map { StoreKitJSON.string($0) } ?? .null,
+                                   repairedReferenceName: repaired)
         let (outcome, reason) = outcome(of: product)
-        return ImportPlan.Item(path: file.path, product: product, outcome: outcome, reason: reason, storekit: extras.text)
+        return ImportPlan.Item(path: file.path, product: product, outcome: outcome, reason: reason, storekit: extras.text,
+                               repairs: file.repairs)
     }
 
     /// The catalog's names of a product's fields, by the file's.
@@ -395,8 +497,9 @@ struct PlanBuilder {
         "introductoryOffer.numberOfPeriods": ".numberOfPeriods", "introductoryOffer.paymentMode": ".paymentMode",
     ]
 
-    /// New, unchanged (the same content is in the catalog) or a conflict (other content, or a productId used
-    /// before): an import never overwrites.
+    /// New, unchanged (the same content is in the catalog) or a conflict (other content): an import never
+    /// overwrites. A productId used before is a conflict too (``CatalogSnapshot/conflicts(ifProductsWere:groups:)``
+    /// names the rule).
     private func outcome(of product: Product) -> (ImportPlan.Outcome, String?) {
         if let existing = existingProducts[product.productID] {
             let differences = Self.differences(existing, product)
@@ -404,8 +507,8 @@ struct PlanBuilder {
                 ? (.unchanged, nil)
                 : (.conflict, "already in the catalog with another \(differences.joined(separator: ", "))")
         }
-        if snapshot.reservedProductIDs.contains(product.productID) {
-            return (.conflict, "was used before in this app (the product was deleted) and stays reserved")
+        if let reserved = snapshot.conflicts(ifProductsWere: [product], groups: []).first(where: { $0.rule == "reserved" }) {
+            return (.conflict, reserved.message)
         }
         return (.create, nil)
     }
@@ -427,47 +530,68 @@ struct PlanBuilder {
 
     // MARK: Across products
 
-    /// What only the whole file can break: reference names unique within the app, levels free in existing
-    /// groups, the app's limit of products.
+    /// What only the whole catalog can break, as CatalogCore's rules over the catalog the import would leave:
+    /// the app's products and the file's new ones, its groups and the file's new ones.
     private mutating func checkAcrossProducts(_ items: [ImportPlan.Item], groups: [ImportPlan.Group]) {
-        var referenceNames: [String: String] = [:]
-        for product in snapshot.products { referenceNames[product.referenceName] = product.productID }
-        var takenLevels: [String: String] = [:]
-        for product in snapshot.products where product.state != .rejected {
-            if let group = product.content.subscriptionGroupID, let level = product.content.level {
-                takenLevels["\(group) \(level)"] = product.productID
+        let created = items.filter { $0.outcome == .create }
+        let allGroups = snapshot.groups + groups.filter(\.isNew).map(\.group)
+        let paths = filePaths
+        for conflict in snapshot.conflicts(ifProductsWere: snapshot.products + created.map(\.product), groups: allGroups) {
+            // A productId used before is the item's outcome (a conflict), not a problem of the file.
+            guard conflict.rule != "reserved" else { continue }
+            guard let id = conflict.productID, let path = created.first(where: { $0.product.productID == id })?.path else {
+                problems.append(OwnedProblem(owner: .file, problem: FieldProblem(field: "$", rule: conflict.rule,
+                                                                                 message: conflict.message)))
+                continue
+            }
+            let field = Self.productFields[conflict.field] ?? conflict.field
+            problems.append(OwnedProblem(owner: .across(path: path), problem: FieldProblem(
+                field: "\(path).\(field)", rule: conflict.rule, message: conflict.message { paths[$0] ?? $0 })))
+        }
+    }
+
+    // MARK: Skipping
+
+    /// The plan without what the catalog's rules refuse: each product refused by its own rules, each product of a
+    /// refused group, each product in conflict with the catalog, then each remaining product that still breaks a
+    /// rule over the whole catalog with another, named with its problems, in file order. What belongs to no
+    /// product (the app's product limit) stays a problem of the file.
+    mutating func skipRefused(groups: [ImportPlan.Group], items: [ImportPlan.Item])
+        -> ([ImportPlan.Group], [ImportPlan.Item], [ImportPlan.Skipped])
+    {
+        var refusedGroups: [Int: [FieldProblem]] = [:]
+        var refused: [String: [FieldProblem]] = [:]
+        for owned in problems {
+            switch owned.owner {
+            case .group(let index): refusedGroups[index, default: []].append(owned.problem)
+            case .product(let path): refused[path, default: []].append(owned.problem)
+            case .across, .file: continue
             }
         }
-        let groupNames = Dictionary(groups.map { ($0.group.id, $0.group.referenceName) }, uniquingKeysWith: { a, _ in a })
-        var pathsByReferenceName: [String: String] = [:]
-        for item in items {
-            let product = item.product
-            if let first = pathsByReferenceName[product.referenceName] {
-                problems.append(FieldProblem(
-                    field: "\(item.path).referenceName", rule: "unique",
-                    message: "\"\(product.referenceName.prefix(64))\" is also the referenceName of \(first); reference names are unique within an app"))
-            } else {
-                pathsByReferenceName[product.referenceName] = item.path
-            }
-            guard item.outcome == .create else { continue }
-            if let holder = referenceNames[product.referenceName], holder != product.productID {
-                problems.append(FieldProblem(
-                    field: "\(item.path).referenceName", rule: "unique",
-                    message: "\"\(product.referenceName.prefix(64))\" is the referenceName of the app's product \(holder)"))
-            }
-            if let group = product.content.subscriptionGroupID, let level = product.content.level,
-               let holder = takenLevels["\(group) \(level)"], holder != product.productID {
-                problems.append(FieldProblem(
-                    field: "\(item.path).groupNumber", rule: "levelTaken",
-                    message: "level \(level) of the group \"\(groupNames[group] ?? "")\" is held by the app's product \(holder)"))
-            }
+        for item in items where item.outcome == .conflict {
+            refused[item.path, default: []].append(FieldProblem(field: item.path, rule: "conflict",
+                                                                message: item.reason ?? "conflicts with the catalog"))
         }
-        let total = snapshot.products.count + items.filter { $0.outcome == .create }.count
-        if total > Limits.productsPerApp {
-            problems.append(FieldProblem(
-                field: "$", rule: "productLimit",
-                message: "the app would hold \(total) products, at most \(Limits.productsPerApp)"))
+        for (path, groupIndex) in groupIndexes {
+            if let groupProblems = refusedGroups[groupIndex] { refused[path, default: []] += groupProblems }
         }
+        let keptGroups = groups.filter { group in !refusedGroups.keys.contains { "subscriptionGroups[\($0)]" == group.path } }
+        var kept = items.filter { refused[$0.path] == nil }
+        // The rules over the whole catalog again, without what is left out: a product that collided only with a
+        // refused one is kept.
+        problems = []
+        checkAcrossProducts(kept, groups: keptGroups)
+        let fileProblems = problems.filter { $0.owner == .file }
+        for owned in problems {
+            if case .across(let path) = owned.owner { refused[path, default: []].append(owned.problem) }
+        }
+        problems = fileProblems
+        kept.removeAll { refused[$0.path] != nil }
+        let productIDs = Dictionary(filePaths.map { ($0.value, $0.key) }, uniquingKeysWith: { first, _ in first })
+        let skipped = fileOrder.compactMap { path in
+            refused[path].map { ImportPlan.Skipped(path: path, productID: productIDs[path], problems: $0) }
+        }
+        return (keptGroups, kept, skipped)
     }
 }
 
