@@ -114,6 +114,18 @@ let package = Package(
         .target(name: "StoreKitConfiguration", swiftSettings: strict),
         // Between StoreKit files and the catalog: import plans checked by CatalogCore's rules, and exports.
         .target(name: "StoreKitMapping", dependencies: ["CatalogCore", "StoreKitConfiguration"], swiftSettings: strict),
+        // An app's catalog as a file in the team's repository: the file (YAML, JSON, its schema), reading and writing
+        // it with the user's comments kept, and the plan of what applying it does, checked by CatalogCore's rules.
+        .target(
+            name: "CatalogFiles",
+            dependencies: [
+                "CatalogCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Yams", package: "Yams"),
+            ],
+            resources: [.copy("catalog-file.schema.json")],
+            swiftSettings: strict
+        ),
         .target(
             name: "CatalogStore",
             dependencies: [
@@ -276,6 +288,7 @@ let package = Package(
             exclude: ["Fixtures"],
             swiftSettings: strict
         ),
+        .testTarget(name: "CatalogFilesTests", dependencies: ["CatalogCore", "CatalogFiles"], swiftSettings: strict),
         .testTarget(
             name: "StoreKitMappingTests",
             dependencies: ["CatalogCore", "CatalogTestSupport", "StoreKitConfiguration", "StoreKitMapping"],
