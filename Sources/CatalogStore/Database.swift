@@ -39,6 +39,7 @@ public struct Database: Sendable {
     public var history: HistoryRepository { HistoryRepository(database: self) }
     public var idempotency: IdempotencyRepository { IdempotencyRepository(database: self) }
     public var storeKit: StoreKitRepository { StoreKitRepository(database: self) }
+    public var catalog: CatalogRepository { CatalogRepository(database: self) }
     public var submissions: PurchaseSubmissionRepository { PurchaseSubmissionRepository(database: self) }
     public var ledger: LedgerRepository { LedgerRepository(database: self) }
     public var storeSettings: StoreSettingsRepository { StoreSettingsRepository(database: self) }

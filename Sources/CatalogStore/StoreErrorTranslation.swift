@@ -31,8 +31,13 @@ enum StoreErrorTranslation {
         }
         let constraint = info[.constraintName] ?? ""
         switch state {
-        case "23505":
+        case "23505", "23P01":
+            // products_level_unique is an exclusion constraint (deferrable, 0014): 23P01 is its violation.
             if let sentence = uniqueViolations[constraint] { return CatalogError.conflict(sentence) }
+        case "23514" where constraint == "products_price_by_type":
+            return CatalogError.validationFailed([FieldProblem(
+                field: "price.amount", rule: "priceRule",
+                message: "is not a price this type may have: above zero, zero or above for a non-consumable, zero for a free subscription")])
         case "23514" where constraint == "apps_product_limit":
             return CatalogError.conflict("an app holds at most \(Limits.productsPerApp) products")
         case "23503" where constraint == "products_subscription_group_fk":

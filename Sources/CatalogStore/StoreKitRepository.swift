@@ -129,13 +129,14 @@ public struct StoreKitRepository: Sendable {
                     "SELECT 1 FROM apps WHERE bundle_id = \(batch.bundleID) FOR UPDATE", logger: database.logger
                 ).collect()
                 if !batch.groups.isEmpty {
-                    _ = try await connection.query(Self.insertGroups(batch), logger: database.logger).collect()
+                    _ = try await connection.query(Self.insertGroups(batch.groups, app: batch.bundleID, at: batch.importedAt),
+                                                   logger: database.logger).collect()
                 }
                 // A statement per thousand products: each stays far inside the service's statement timeout.
                 for start in stride(from: 0, to: batch.products.count, by: Self.productsPerStatement) {
                     let products = batch.products[start..<min(start + Self.productsPerStatement, batch.products.count)]
-                    _ = try await connection.query(Self.insertProducts(products, of: batch), logger: database.logger)
-                        .collect()
+                    _ = try await connection.query(Self.insertProducts(products, app: batch.bundleID, at: batch.importedAt),
+                                                   logger: database.logger).collect()
                 }
                 if let document = batch.document {
                     _ = try await connection.query("""
@@ -159,8 +160,9 @@ public struct StoreKitRepository: Sendable {
         let event: HistoryRecordJSON
     }
 
-    private static func insertGroups(_ batch: ImportBatch) -> PostgresQuery {
-        let rows = batch.groups.enumerated().map { index, new in
+    /// New groups, each with its event, in one statement (an import's, a catalog file's).
+    static func insertGroups(_ groups: [ImportBatch.NewGroup], app bundleID: String, at time: Date) -> PostgresQuery {
+        let rows = groups.enumerated().map { index, new in
             GroupRow(ord: index, id: new.group.id, referenceName: new.group.referenceName,
                      localizations: new.group.localizations, storekit: new.storekit, event: HistoryRecordJSON(new.event))
         }
@@ -170,8 +172,7 @@ public struct StoreKitRepository: Sendable {
                     ord integer, id uuid, "referenceName" text, localizations jsonb, storekit text, event jsonb)
             ), created AS (
                 INSERT INTO subscription_groups (app, id, reference_name, localizations, storekit, created_at, updated_at)
-                SELECT \(batch.bundleID), id, "referenceName", localizations, storekit::jsonb, \(batch.importedAt),
-                       \(batch.importedAt)
+                SELECT \(bundleID), id, "referenceName", localizations, storekit::jsonb, \(time), \(time)
                 FROM input ORDER BY ord
                 RETURNING id)
             SELECT history_append(event) FROM (
@@ -204,7 +205,8 @@ public struct StoreKitRepository: Sendable {
     /// How many products one statement inserts.
     static let productsPerStatement = 1_000
 
-    private static func insertProducts(_ products: ArraySlice<ImportBatch.NewProduct>, of batch: ImportBatch)
+    /// New products, each with its event, in one statement (an import's, a catalog file's).
+    static func insertProducts(_ products: ArraySlice<ImportBatch.NewProduct>, app bundleID: String, at time: Date)
         -> PostgresQuery
     {
         let rows = products.enumerated().map { index, new in
@@ -231,10 +233,9 @@ public struct StoreKitRepository: Sendable {
                                       territory_prices, introductory_offer, cleared_for_sale, localizations,
                                       review_note, family_shareable, subscription_group_id, level, duration, storekit,
                                       created_at, updated_at)
-                SELECT \(batch.bundleID), "productId", type, "referenceName", "priceCurrency", "priceAmount",
+                SELECT \(bundleID), "productId", type, "referenceName", "priceCurrency", "priceAmount",
                        "territoryPrices", "introductoryOffer", "clearedForSale", localizations, "reviewNote",
-                       "familyShareable", "subscriptionGroupId", level, duration, storekit::jsonb, \(batch.importedAt),
-                       \(batch.importedAt)
+                       "familyShareable", "subscriptionGroupId", level, duration, storekit::jsonb, \(time), \(time)
                 FROM input ORDER BY ord
                 RETURNING product_id)
             SELECT history_append(event) FROM (

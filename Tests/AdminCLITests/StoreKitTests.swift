@@ -28,10 +28,10 @@ struct StoreKitTests {
         let events = try await cli.succeed("history", "--app", app, "--kind", "created", "--json").json()
         let reasons = (events["items"] as? [[String: Any]] ?? []).compactMap { $0["reason"] as? String }
         #expect(reasons.count == planned.count
-            && reasons.allSatisfy { $0 == "imported from StoreKit file \"\(fixture.rawValue)\"" }, "\(reasons)")
+            && reasons.allSatisfy { $0.hasPrefix("imported from StoreKit file \"\(fixture.rawValue)\"") }, "\(reasons)")
 
         let draft = try await cli.succeed("export", "storekit", "--app", app, "--draft")
-        #expect(draft.stdout == String(decoding: original, as: UTF8.self))
+        #expect(draft.stdout == (try fixture.exportText))
         #expect(try StoreKitJSON(parsing: Array(draft.stdout.utf8)).isEquivalent(to: StoreKitJSON(parsing: original)))
         // Nothing is on sale yet: the live export (the default) is a file without products.
         let live = try await cli.succeed("export", "storekit", "--app", app)

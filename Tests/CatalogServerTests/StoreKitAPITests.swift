@@ -36,6 +36,10 @@ struct StoreKitAPITests {
         case .joodle: "joodle"
         case .glagolitsa: "glagolitsa"
         case .leftPocket: "leftpocket"
+        case .revenueCatSwiftExample: "rc10"
+        case .revenueCatLegacyExample: "rc11"
+        case .storeKitTesting: "testing12"
+        case .purchaseTester: "tester"
         }
         return "com.storekit.\(test).\(name)"
     }
@@ -44,6 +48,8 @@ struct StoreKitAPITests {
     static let expected: [StoreKitFixture: (consumable: Int, nonConsumable: Int, autoRenewable: Int, nonRenewing: Int, groups: Int)] = [
         .cisum: (3, 3, 4, 3, 2), .glagolitsa: (1, 0, 0, 0, 0), .backyardBirds: (6, 0, 3, 0, 1),
         .foodTruck: (0, 1, 2, 0, 1), .leftPocket: (0, 1, 8, 0, 2), .joodle: (0, 2, 2, 0, 1),
+        .revenueCatSwiftExample: (0, 1, 2, 0, 1), .revenueCatLegacyExample: (0, 1, 2, 0, 1), .storeKitTesting: (0, 0, 2, 0, 1),
+        .purchaseTester: (1, 1, 9, 0, 4),
     ]
 
     static func text(_ fixture: StoreKitFixture) throws -> String {
@@ -84,7 +90,7 @@ struct StoreKitAPITests {
             #expect(exported.headers[.contentDisposition] == "attachment; filename=\"\(bundleID).storekit\"")
             #expect(exported.headers[.contentLength] == String(exported.body.readableBytes))
             #expect(exported.headers[Self.skippedHeader] == nil)
-            #expect(String(buffer: exported.body) == original)
+            #expect(String(buffer: exported.body) == (try fixture.exportText))
             #expect(try StoreKitJSON(parsing: Array(exported.body.readableBytesView))
                 .isEquivalent(to: StoreKitJSON(parsing: original)))
 

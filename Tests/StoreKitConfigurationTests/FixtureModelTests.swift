@@ -9,7 +9,28 @@ struct FixtureModelTests {
     @Test(arguments: StoreKitFixture.allCases)
     func decodes(fixture: StoreKitFixture) throws {
         let configuration = try StoreKitConfiguration(data: try fixture.data)
-        #expect(configuration.identifier?.count == 8)
+        // Format 1.0 files have no identifier.
+        #expect(configuration.identifier?.count == (configuration.version.description == "1.0" ? nil : 8))
+    }
+
+    @Test("format 1.0 (no final newline) comes back as Xcode writes it now: the same bytes and a final newline")
+    func format10() throws {
+        let data = try StoreKitFixture.revenueCatSwiftExample.data
+        let configuration = try StoreKitConfiguration(data: data)
+        #expect(configuration.version.description == "1.0" && configuration.nonRenewingSubscriptions == nil)
+        #expect(configuration.fileText() == (try StoreKitFixture.revenueCatSwiftExample.exportText))
+    }
+
+    @Test("older files: a null reference name and an empty offer price are read and written back as they were")
+    func olderShapes() throws {
+        for variant in StoreKitVariant.allCases {
+            let configuration = try StoreKitConfiguration(data: try variant.data)
+            #expect(configuration.fileText() == (try variant.exportText), "\(variant)")
+        }
+        let named = try StoreKitConfiguration(data: try StoreKitVariant.nullReferenceName.data)
+        #expect(named.products[0].referenceName == nil)
+        let offer = try StoreKitConfiguration(data: try StoreKitVariant.emptyOfferPrice.data)
+        #expect(offer.subscriptionGroups[0].subscriptions[0].introductoryOffer.offer?.displayPrice == "")
     }
 
     @Test(arguments: StoreKitFixture.xcodeWritten)
