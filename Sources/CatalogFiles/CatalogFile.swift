@@ -11,7 +11,7 @@ public struct CatalogFile: Sendable, Hashable {
     /// The version of the file's format; this is version 1.
     public static let formatVersion = 1
 
-    /// The app's bundle id, when the file names it: a plan refuses a file of another app.
+    /// The app's bundle id, when the file names it (pull does not): a plan refuses a file pinned to another app.
     public var app: String?
     public var subscriptionGroups: [Group]
     public var products: [Item]
@@ -75,11 +75,12 @@ public struct CatalogFile: Sendable, Hashable {
 extension CatalogFile {
     /// The file of `snapshot`'s catalog as it stands: every group and every product (rejected ones too: their
     /// productIds stay taken), each product's working revision (its draft, while a change is pending), groups by
-    /// reference name and products by productId in byte order.
+    /// reference name and products by productId in byte order. It names no app, so that one file can describe
+    /// several apps (a staging app and the app on sale); a team that wants a file pinned to one app adds `app`.
     public init(of snapshot: CatalogSnapshot) {
         let groupNames = Dictionary(snapshot.groups.map { ($0.id, $0.referenceName) }, uniquingKeysWith: { first, _ in first })
         self.init(
-            app: snapshot.app.bundleID,
+            app: nil,
             subscriptionGroups: snapshot.groups
                 .sorted { $0.referenceName.utf8.lexicographicallyPrecedes($1.referenceName.utf8) }
                 .map { Group(referenceName: $0.referenceName, localizations: $0.localizations) },

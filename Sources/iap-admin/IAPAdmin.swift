@@ -35,7 +35,7 @@ struct IAPAdmin: AsyncParsableCommand {
             """,
         groupedSubcommands: [
             CommandGroup(name: "Catalog", subcommands: [Apps.self, Groups.self, Products.self, Identifiers.self]),
-            CommandGroup(name: "Files", subcommands: [Import.self, Export.self]),
+            CommandGroup(name: "Files", subcommands: [Catalog.self, Import.self, Export.self]),
             CommandGroup(name: "Lifecycle", subcommands: [
                 Approve.self, Submit.self, Withdraw.self, Resubmit.self, CancelChange.self, SubmitChange.self,
                 RemoveFromSale.self, RestoreToSale.self, Review.self,

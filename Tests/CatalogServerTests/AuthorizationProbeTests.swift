@@ -38,6 +38,8 @@ struct AuthorizationProbeTests {
             "getStoreSettings": [.admin], "putStoreSettings": [.admin], "receiveAppStoreNotification": anyKey,
             "createAccountTokens": [.admin, .developer], "getAccount": [.admin, .developer],
             "listSignals": [.admin, .developer, .auditor],
+            "getCatalogFile": everyone, "planCatalogFile": [.admin, .developer], "applyCatalogFile": [.admin, .developer],
+            "getCatalogFileSchema": anyKey,
         ]
     }()
 

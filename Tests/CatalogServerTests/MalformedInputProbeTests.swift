@@ -44,7 +44,28 @@ struct MalformedInputProbeTests {
             let world = try await ProbeWorld.make(api, fixture: fixture, app: "com.probe.bodies")
             let withBodies = try await api.servedOperations().filter(\.hasBody)
             #expect(withBodies.count >= 8)
-            for operation in withBodies {
+            for operation in withBodies where operation.bodyMediaType == "application/yaml" {
+                // A catalog file: YAML nested beyond any file's need, invalid UTF-8, NUL, an enormous unknown key.
+                let valid = try #require(try ProbeRequests.body(for: operation.operationID))
+                var invalid = ByteBuffer(string: "version: 1\nproducts:\n  - {productId: \"")
+                invalid.writeBytes([0xC3, 0x28, 0xFF, 0xFE])
+                invalid.writeString("\", type: CONSUMABLE, referenceName: R}\n")
+                let probes: [(String, ByteBuffer)] = [
+                    ("deep YAML", ByteBuffer(string: "version: 1\nproducts: " + String(repeating: "[", count: 10_000)
+                                             + String(repeating: "]", count: 10_000) + "\n")),
+                    ("invalid UTF-8", invalid),
+                    ("NUL", ByteBuffer(string: valid.replacingOccurrences(of: "File", with: "Fi\u{0}le"))),
+                    ("a long unknown key", ByteBuffer(string: valid + String(repeating: "x", count: 100_000) + ": 1\n")),
+                ]
+                for (name, body) in probes {
+                    let response = try await api.client.execute(
+                        uri: operation.path(try await world.values(api)), method: operation.method,
+                        headers: [.authorization: "Bearer \(world.keys.admin)", .contentType: "application/yaml"], body: body)
+                    #expect((400..<500).contains(response.status.code) && response.headers[.contentType] == "application/problem+json",
+                            "\(operation) with \(name): \(response.status) \(String(buffer: response.body).prefix(300))")
+                }
+            }
+            for operation in withBodies where operation.bodyMediaType != "application/yaml" {
                 let valid = try #require(try ProbeRequests.body(for: operation.operationID))
                 let object = try #require(try JSONSerialization.jsonObject(with: Data(valid.utf8)) as? [String: Any])
                 // Every string value, nested ones included (a StoreKit file's are in its products).

@@ -15,7 +15,7 @@ enum ProbeRequests {
     /// A fresh number, for names that must be unique.
     static func unique() -> Int { counter.add(1, ordering: .relaxed).newValue }
 
-    /// A valid body for `operationID` (JSON, or a StoreKit file, which is JSON too), or `nil` if the operation
+    /// A valid body for `operationID` (JSON, a StoreKit file, which is JSON too, or a catalog file), or `nil` if the operation
     /// takes none. A new operation with a body fails here until it is given one.
     static func body(for operationID: String, action: ReviewAction = .approve) throws -> String? {
         let n = unique()
@@ -36,6 +36,9 @@ enum ProbeRequests {
             "receiveAppStoreNotification": #"{"signedPayload":"probe.\#(n).payload"}"#,
             // A StoreKit file of one consumable, minified: its strings are nested, so that a probe that changes
             // every string reaches ones the import checks.
+            // A catalog file of one product (YAML).
+            "planCatalogFile": "version: 1\nproducts:\n  - {productId: file.\(n), type: CONSUMABLE, referenceName: File \(n)}\n",
+            "applyCatalogFile": "version: 1\nproducts:\n  - {productId: file.\(n), type: CONSUMABLE, referenceName: File \(n)}\n",
             "importStoreKit": #"{"identifier":"probe\#(n)","products":[{"displayPrice":"0.99","familyShareable":false,"internalID":"\#(n)","localizations":[{"description":"A probe","displayName":"Probe \#(n)","locale":"en_US"}],"productID":"file.\#(n)","referenceName":"File \#(n)","type":"Consumable"}],"version":{"major":4,"minor":0}}"#,
         ]
         return bodies[operationID]

@@ -1,3 +1,4 @@
+import CatalogAPI
 import CatalogCore
 import Foundation
 import HTTPTypes
@@ -22,6 +23,8 @@ struct Problem: Error, Sendable {
     var conflicts: [Conflict]?
     /// With `invalid-proof`: the stable name of the rule the signed data broke.
     var reason: String?
+    /// With `catalog-changed` and `plan-refused`: the plan of the catalog file as it stands now.
+    var plan: Components.Schemas.CatalogPlan?
     /// Extra response headers (`Retry-After`, `WWW-Authenticate`).
     var headers: HTTPFields = [:]
 
@@ -54,13 +57,15 @@ struct Problem: Error, Sendable {
         let allowedActions: [String]?
         let conflicts: [Conflict]?
         let reason: String?
+        let plan: Components.Schemas.CatalogPlan?
     }
 
     /// The response, with the request id for support.
     func response(requestID: String?) -> Response {
         let body = Body(type: Self.typePrefix + kind, title: title, status: Int(status.code), detail: detail,
                         requestId: requestID, errors: errors, missing: missing, state: state?.rawValue,
-                        allowedActions: allowedActions?.map(\.rawValue), conflicts: conflicts, reason: reason)
+                        allowedActions: allowedActions?.map(\.rawValue), conflicts: conflicts, reason: reason,
+                        plan: plan)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let data = (try? encoder.encode(body)) ?? Data("{\"type\":\"\(Self.typePrefix)internal\"}".utf8)

@@ -1,5 +1,6 @@
 import CatalogAPIConventions
 import CatalogCore
+import CatalogFiles
 import CatalogStore
 import Foundation
 import HTTPTypes
@@ -27,6 +28,8 @@ extension Problem {
             self = .validation([FieldProblem(field: "timestamp", rule: "format", message: Self.sanitized(error.description))])
         case let error as StoreKitFileNotJSON:
             self = Problem("bad-request", .badRequest, "The file is not JSON", detail: error.syntaxProblem)
+        case let error as CatalogFileError:
+            self = Problem(catalogFileError: error)
         case let error as ServerError:
             self = Problem(serverError: error)
         case let error as any HTTPResponseError:
@@ -38,6 +41,17 @@ extension Problem {
 
     /// Whether the error is ours to fix (a 5xx), so that it is logged as an error.
     var isServerFault: Bool { status.code >= 500 && kind != "service-unavailable" }
+
+    /// A catalog file that is not YAML is a bad request (with where the reader stopped); YAML that is not a
+    /// catalog file names every problem at its path.
+    private init(catalogFileError: CatalogFileError) {
+        switch catalogFileError {
+        case .syntax:
+            self = Problem("bad-request", .badRequest, "The file is not YAML", detail: Self.sanitized(catalogFileError.description))
+        case .invalid(let problems):
+            self = .validation(problems)
+        }
+    }
 
     private init(catalogError: CatalogError) {
         switch catalogError {
@@ -100,7 +114,8 @@ extension Problem {
            let problem = Self.queryParameterProblem(decodingError, in: serverError.request) {
             self = problem
         } else if inner is CatalogError || inner is Unauthenticated || inner is StoreUnavailable || inner is Problem
-            || inner is DecodingError || inner is StoreKitFileNotJSON || inner is InvalidTimestamp {
+            || inner is DecodingError || inner is StoreKitFileNotJSON || inner is InvalidTimestamp
+            || inner is CatalogFileError {
             self = Problem(error: inner)
         } else if (400..<500).contains(serverError.httpStatus.code) {
             self = Problem(status: serverError.httpStatus, expecting: Self.expectedMediaType(serverError.causeDescription))

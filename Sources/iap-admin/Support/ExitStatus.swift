@@ -3,6 +3,8 @@
 /// 78 configuration); 67 is ours for "the catalog refused": a conflict, a refused action or invalid data.
 enum ExitStatus: Int32, CaseIterable, Sendable {
     case success = 0
+    /// `catalog plan`: the plan has changes to apply (creates, updates or deletions), for CI.
+    case changesPending = 2
     /// Unknown command or option, a missing or malformed argument (ArgumentParser's `ValidationError`).
     case usage = 64
     /// An input file that cannot be read, is not JSON, or is not of the expected shape; an output file that
@@ -26,6 +28,7 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
     var meaning: String {
         switch self {
         case .success: "success"
+        case .changesPending: "catalog plan: changes are pending (the file differs from the catalog)"
         case .usage: "usage: unknown command or option, missing or invalid argument"
         case .badInput: "bad input file: unreadable, not JSON, or not the expected shape; or an\noutput file that cannot be written"
         case .notFound: "not found (HTTP 404)"

@@ -9,6 +9,7 @@ protocol ProblemAnswering: Sendable {
 }
 
 // The operations the commands call.
+extension Operations.ApplyCatalogFile.Output: ProblemAnswering {}
 extension Operations.CreateApp.Output: ProblemAnswering {}
 extension Operations.CreateKey.Output: ProblemAnswering {}
 extension Operations.CreateProduct.Output: ProblemAnswering {}
@@ -16,6 +17,7 @@ extension Operations.CreateSubscriptionGroup.Output: ProblemAnswering {}
 extension Operations.DeleteProduct.Output: ProblemAnswering {}
 extension Operations.ExportStoreKit.Output: ProblemAnswering {}
 extension Operations.GetApp.Output: ProblemAnswering {}
+extension Operations.GetCatalogFile.Output: ProblemAnswering {}
 extension Operations.GetCurrentKey.Output: ProblemAnswering {}
 extension Operations.GetProduct.Output: ProblemAnswering {}
 extension Operations.GetProductHistory.Output: ProblemAnswering {}
@@ -30,6 +32,7 @@ extension Operations.ListKeys.Output: ProblemAnswering {}
 extension Operations.ListProducts.Output: ProblemAnswering {}
 extension Operations.ListSubscriptionGroups.Output: ProblemAnswering {}
 extension Operations.PerformAction.Output: ProblemAnswering {}
+extension Operations.PlanCatalogFile.Output: ProblemAnswering {}
 extension Operations.RevokeKey.Output: ProblemAnswering {}
 extension Operations.UpdateApp.Output: ProblemAnswering {}
 extension Operations.UpdateProduct.Output: ProblemAnswering {}

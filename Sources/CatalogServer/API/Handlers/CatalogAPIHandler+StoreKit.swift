@@ -23,7 +23,7 @@ extension CatalogAPIHandler {
         let time = now()
         let plan = try StoreKitImporter.plan(file: file,
                                              currency: input.query.currency ?? StoreKitImporter.defaultCurrency,
-                                             into: snapshot, at: time)
+                                             into: snapshot, at: time, skipInvalid: input.query.skipInvalid ?? false)
         let dryRun = input.query.dryRun ?? false
         if !dryRun {
             guard plan.conflicts.isEmpty else { throw Problem.importConflicts(plan.conflicts) }
@@ -37,13 +37,14 @@ extension CatalogAPIHandler {
                 products: plan.creations.map {
                     ImportBatch.NewProduct(product: $0.product, storekit: $0.storekit, event: record(
                         .created, by: key, app: app.bundleID, productID: $0.product.productID,
-                        productVersion: $0.product.version, to: $0.product.state, reason: reason,
+                        productVersion: $0.product.version, to: $0.product.state, reason: $0.historyReason(reason),
                         changes: $0.product.creationChanges))
                 },
                 document: plan.document, fileName: fileName, importedAt: time))
             database.logger.info("StoreKit file imported", metadata: [
                 "app": "\(app.bundleID)", "file": "\(fileName ?? "")", "products": "\(plan.creations.count)",
-                "groups": "\(plan.newGroups.count)", "requestId": "\(RequestScope.requestID ?? "")",
+                "groups": "\(plan.newGroups.count)", "repairs": "\(plan.repairs.count)", "skipped": "\(plan.skipped.count)",
+                "requestId": "\(RequestScope.requestID ?? "")",
             ])
         }
         return .ok(.init(body: .json(.init(plan, dryRun: dryRun, fileName: fileName))))
@@ -69,7 +70,7 @@ extension CatalogAPIHandler {
     }
 
     /// A file name for history: 1–255 characters, none of them control characters.
-    private static func checkedFileName(_ name: String?) throws(CatalogError) -> String? {
+    static func checkedFileName(_ name: String?) throws(CatalogError) -> String? {
         guard let name else { return nil }
         guard (1...255).contains(name.unicodeScalars.count),
               !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
@@ -101,7 +102,16 @@ extension Components.Schemas.StoreKitImport {
         let products = plan.products.map(Components.Schemas.StoreKitImportProduct.init)
         self.init(dryRun: dryRun, fileName: fileName, currency: plan.currency, summary: .init(plan),
                   subscriptionGroups: groups, products: products,
-                  warnings: plan.warnings.map(Components.Schemas.FieldProblem.init))
+                  warnings: plan.warnings.map(Components.Schemas.FieldProblem.init),
+                  repairs: plan.products.flatMap { item in
+                      item.repairs.map {
+                          .init(path: $0.path, productId: item.product.productID, field: $0.field, rule: $0.rule,
+                                from: $0.from, to: $0.to, message: $0.message)
+                      }
+                  },
+                  skipped: plan.skipped.map {
+                      .init(path: $0.path, productId: $0.productID, problems: $0.problems.map(Components.Schemas.FieldProblem.init))
+                  })
     }
 }
 
@@ -119,6 +129,7 @@ extension Components.Schemas.StoreKitImportSummary {
             nonRenewingSubscription: byType[.nonRenewingSubscription] ?? 0)
         let localizations = plan.creations.reduce(0) { $0 + $1.product.content.localizations.count }
         self.init(
+            repaired: plan.repairs.count, skipped: plan.skipped.count,
             products: plan.products.count, create: outcomes[.create] ?? 0, unchanged: outcomes[.unchanged] ?? 0,
             conflict: outcomes[.conflict] ?? 0, byType: types, subscriptionGroupsCreated: plan.newGroups.count,
             subscriptionGroupsExisting: plan.groups.count - plan.newGroups.count, localizations: localizations,

@@ -1,4 +1,5 @@
 import CatalogCore
+import CatalogFiles
 import CatalogStore
 import Foundation
 import Hummingbird
@@ -52,7 +53,7 @@ struct AuthenticationMiddleware<Context: RequestContext>: RouterMiddleware {
         if request.method == .post { return PurchaseRoute(request) == .appStoreNotification }
         guard request.method == .get || request.method == .head else { return false }
         switch request.uri.path {
-        case "/v1/health/live", "/v1/health/ready", "/openapi.yaml", "/metrics": return true
+        case "/v1/health/live", "/v1/health/ready", "/openapi.yaml", "/metrics", CatalogFileSchema.path: return true
         default: return IdentifierRoute.isRoute(path: request.uri.path)
         }
     }

@@ -29,9 +29,9 @@ enum BodyLimit {
     /// 1 MiB: far above any catalog request (a full product is a few KiB).
     static let document = 1 << 20
 
-    /// 32 MiB for a file (`application/octet-stream`; the StoreKit import is the one operation that takes
-    /// one, openapi.yaml): a file of 10,000 products with a few localizations each is about 6 MB, and App
-    /// Store Connect allows 10,000 products per app. Sent to an operation that takes JSON, it is refused 415.
+    /// 32 MiB for a file (`application/octet-stream`, a StoreKit file; `application/yaml`, a catalog file;
+    /// openapi.yaml): a file of 10,000 products with a few localizations each is about 6 MB, and App Store
+    /// Connect allows 10,000 products per app. Sent to an operation that takes JSON, it is refused 415.
     static let file = 32 << 20
 
     /// The limit of `request`'s body: by its media type, and for the routes of purchases and accounts, the
@@ -42,10 +42,13 @@ enum BodyLimit {
         return PurchaseRoute(request)?.bodyLimit ?? document
     }
 
-    /// Whether `contentType` is `application/octet-stream`, parameters aside.
+    /// The media types of files, which the API takes as bytes.
+    static let fileTypes = ["application/octet-stream", "application/yaml"]
+
+    /// Whether `contentType` is a file's media type, parameters aside.
     static func isFile(_ contentType: String?) -> Bool {
         guard let contentType else { return false }
         let type = contentType.prefix { $0 != ";" }.trimmingCharacters(in: .whitespaces)
-        return type.caseInsensitiveCompare("application/octet-stream") == .orderedSame
+        return fileTypes.contains { type.caseInsensitiveCompare($0) == .orderedSame }
     }
 }

@@ -32,6 +32,12 @@ extension Import {
                 --dry-run shows the plan (create, unchanged or conflict per product) and writes nothing; it exits 67 \
                 when the import would be refused for conflicts.
 
+                Repairs that keep every productId, type and price are made and listed one by one (and kept in each \
+                product's history): a null reference name (older Xcodes) becomes the productId; one reference name \
+                given to subscriptions of several groups becomes each one's name and its group's, "Monthly (Pro)". \
+                --skip-invalid imports the rest of a file whose products the catalog's rules refuse (or that \
+                conflict with the catalog), naming each product left out.
+
                 On a terminal, stderr shows the upload's progress, then the time the server has been checking and \
                 writing the products (it does all of them in one transaction, so there is no count to show).
 
@@ -51,6 +57,9 @@ extension Import {
 
         @Flag(help: "Show what the import would do, and write nothing.")
         var dryRun = false
+
+        @Flag(help: "Import the rest when products are refused by the catalog's rules or conflict with it; name each one left out.")
+        var skipInvalid = false
 
         @OptionGroup var global: GlobalOptions
 
@@ -72,7 +81,7 @@ extension Import {
                 result = try await session.answer({
                     try await $0.importStoreKit(
                         path: .init(bundleId: app),
-                        query: .init(dryRun: dryRun, currency: currency, fileName: name),
+                        query: .init(dryRun: dryRun, currency: currency, fileName: name, skipInvalid: skipInvalid),
                         body: .binary(upload.body()))
                 }) { try read($0, name: name, session: session) }
             } catch {
@@ -123,6 +132,14 @@ extension Import {
                 for warning in result.warnings {
                     console.note(console.paintError("warning:", .yellow) + " \(warning.field): \(warning.message)")
                 }
+                for repair in result.repairs ?? [] {
+                    console.note(console.paintError("repaired:", .cyan) + " \(repair.path): \(repair.message)")
+                }
+                for skipped in result.skipped ?? [] {
+                    let problems = skipped.problems.map { "\($0.field): \($0.message)" }.joined(separator: "; ")
+                    console.note(console.paintError("skipped:", .yellow) + " \(skipped.path)"
+                        + "\(skipped.productId.map { " \($0)" } ?? ""): \(problems)")
+                }
                 if result.dryRun {
                     var table = Table("PATH", "PRODUCT ID", "TYPE", "PLAN", "REASON")
                     for product in result.products {
@@ -142,14 +159,17 @@ extension Import {
                              ("auto-renewable", summary.byType.autoRenewableSubscription),
                              ("non-renewing", summary.byType.nonRenewingSubscription)]
                     .filter { $0.1 > 0 }.map { "\($0.1) \($0.0)" }.joined(separator: ", ")
+                let repairs = (summary.repaired ?? 0) > 0 ? "; \(count(summary.repaired ?? 0, "repair")) made" : ""
+                let skipped = (summary.skipped ?? 0) > 0
+                    ? "; \(count(summary.skipped ?? 0, "product")) \(result.dryRun ? "to skip" : "skipped")" : ""
                 if result.dryRun {
                     console.print("Dry run, nothing written: of \(count(summary.products, "product")) in \(result.fileName ?? "the file") "
                         + "(\(types.isEmpty ? "none" : types)), \(summary.create) to create, \(summary.unchanged) unchanged, "
-                        + "\(summary.conflict) in conflict; \(groups). Prices in \(result.currency).")
+                        + "\(summary.conflict) in conflict; \(groups)\(repairs)\(skipped). Prices in \(result.currency).")
                 } else {
                     console.print("Imported \(result.fileName ?? "the file") into \(app): \(count(summary.create, "product")) created "
                         + "in PENDING_DEVELOPER_APPROVAL, \(summary.unchanged) unchanged, of \(summary.products) in the file "
-                        + "(\(types.isEmpty ? "none" : types)); \(groups). Prices in \(result.currency).")
+                        + "(\(types.isEmpty ? "none" : types)); \(groups)\(repairs)\(skipped). Prices in \(result.currency).")
                 }
             }
             guard conflicts.isEmpty else {
