@@ -315,6 +315,7 @@ let package = Package(
                 "CatalogAPI",
                 "CatalogAPIConventions",
                 "CatalogCore",
+                "CatalogFiles",
                 "CatalogServer",
                 "CatalogStore",
                 "CatalogTestSupport",
