@@ -47,10 +47,10 @@ struct LifecycleTests {
         #expect(incomplete.status == 67, "\(incomplete)")
         #expect(incomplete.stderr.contains("error: The product is not complete for approval"))
         #expect(incomplete.stderr.contains("  localizations: needs a localization in the app's primary locale en-US"))
-        #expect(incomplete.stderr.contains("  price: needs a price above zero"))
+        #expect(incomplete.stderr.contains("  price: needs a price (0 for a free NON_CONSUMABLE)"))
         let shown = try await dev("products", "show", "level.pack")
         #expect(shown.stdout.contains("Missing for approval:"))
-        #expect(shown.stdout.contains("  price: needs a price above zero"))
+        #expect(shown.stdout.contains("  price: needs a price (0 for a free NON_CONSUMABLE)"))
         try await dev("products", "edit", "level.pack", "--price", "2.99", "--display-name", "Level Pack",
                       "--description", "Ten new levels", "--family-shareable")
         try await dev("approve", "level.pack")

@@ -171,6 +171,32 @@ struct CatalogFileAPITests {
         }
     }
 
+    @Test("two levels and two reference names swapped in one file: valid as a whole, applied as a whole")
+    func swaps() async throws {
+        let fixture = try await APIFixture.forSuite("catalog_files_api")
+        let keys = try await fixture.keys()
+        try await fixture.run { api in
+            let app = "com.files.swap"
+            try await api.createApp(app, key: keys.admin)
+            let group = try await api.createGroup(app, key: keys.admin, name: "Pro")
+            try await api.createProduct(app, "pro.monthly", type: .autoRenewableSubscription, key: keys.developer,
+                                        groupID: group.id, level: 1)
+            try await api.createProduct(app, "pro.yearly", type: .autoRenewableSubscription, key: keys.developer,
+                                        groupID: group.id, level: 2)
+            var file = try CatalogFile(reading: Array(try await Self.pull(api, app, key: keys.developer).utf8))
+            (file.products[0].level, file.products[1].level) = (file.products[1].level, file.products[0].level)
+            (file.products[0].referenceName, file.products[1].referenceName)
+                = (file.products[1].referenceName, file.products[0].referenceName)
+            let plan = try await Self.plan(api, app, file.yaml(), key: keys.developer)
+            #expect(plan.applicable && plan.summary.update == 2, "\(plan.refusals)")
+            let applied = try await Self.apply(api, app, file.yaml(), fingerprint: plan.fingerprint, key: keys.developer)
+            #expect(applied.status == .ok, "\(String(buffer: applied.body))")
+            let monthly = try await api.product(app, "pro.monthly", key: keys.auditor)
+            #expect(monthly.level == 2 && monthly.referenceName == "Ref pro.yearly")
+            #expect(try await Self.pull(api, app, key: keys.developer) == file.yaml())
+        }
+    }
+
     @Test("deletions only when asked, of products never submitted")
     func deletions() async throws {
         let fixture = try await APIFixture.forSuite("catalog_files_api")
