@@ -32,7 +32,7 @@ enum StoreErrorTranslation {
         let constraint = info[.constraintName] ?? ""
         switch state {
         case "23505", "23P01":
-            // products_level_unique is an exclusion constraint (deferrable, 0015): 23P01 is its violation.
+            // products_level_unique is an exclusion constraint (deferrable, 0017): 23P01 is its violation.
             if let sentence = uniqueViolations[constraint] { return CatalogError.conflict(sentence) }
         case "23514" where constraint == "products_price_by_type":
             return CatalogError.validationFailed([FieldProblem(
