@@ -1,3 +1,4 @@
+import CatalogCore
 import Foundation
 import Yams
 
@@ -130,23 +131,21 @@ struct YAMLWriter {
         return Resolver.default.resolveTag(of: Node(text)) == .str
     }
 
-    /// Double-quoted, with YAML's escapes (a superset of JSON's) for what cannot stand as it is.
+    /// Double-quoted: JSON's string literal (YAML's double quotes read JSON's escapes), with the scalars YAML may not
+    /// hold as they are in a file (DEL, the C1 controls, the byte-order mark, the line and paragraph separators)
+    /// escaped too. JSON leaves those as they are, so no escape of JSON's holds one. The JSON file is written with
+    /// it as well: it is read back as YAML.
     static func quoted(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\t": result += "\\t"
-            case "\r": result += "\\r"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value)
-                || scalar == "\u{FEFF}" || scalar == "\u{2028}" || scalar == "\u{2029}":
+        var result = ""
+        for scalar in CanonicalJSON.quoted(text).unicodeScalars {
+            if scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value) || scalar == "\u{FEFF}"
+                || scalar == "\u{2028}" || scalar == "\u{2029}" {
                 result += String(format: "\\u%04X", scalar.value)
-            default: result.unicodeScalars.append(scalar)
+            } else {
+                result.unicodeScalars.append(scalar)
             }
         }
-        return result + "\""
+        return result
     }
 }
 
@@ -154,7 +153,7 @@ struct YAMLWriter {
 enum JSONWriter {
     static func write(_ value: FileValue, indent: String, into text: inout String) {
         switch value {
-        case .text(let string): text += quoted(string)
+        case .text(let string): text += YAMLWriter.quoted(string)
         case .number(let number): text += String(number)
         case .boolean(let flag): text += flag ? "true" : "false"
         case .mapping(let pairs) where pairs.isEmpty: text += "{}"
@@ -162,7 +161,7 @@ enum JSONWriter {
         case .mapping(let pairs):
             text += "{\n"
             for (index, pair) in pairs.enumerated() {
-                text += indent + "  " + quoted(pair.key) + ": "
+                text += indent + "  " + YAMLWriter.quoted(pair.key) + ": "
                 write(pair.value, indent: indent + "  ", into: &text)
                 text += index == pairs.count - 1 ? "\n" : ",\n"
             }
@@ -176,22 +175,5 @@ enum JSONWriter {
             }
             text += indent + "]"
         }
-    }
-
-    static func quoted(_ string: String) -> String {
-        var result = "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\t": result += "\\t"
-            case "\r": result += "\\r"
-            case _ where scalar.value < 0x20 || scalar == "\u{2028}" || scalar == "\u{2029}":
-                result += String(format: "\\u%04x", scalar.value)
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result + "\""
     }
 }

@@ -26,6 +26,6 @@ enum Fingerprint {
 
     /// A list of strings as JSON, so that no value can pass for a separator.
     private static func json(_ values: [String]) -> String {
-        "[" + values.map(JSONWriter.quoted).joined(separator: ",") + "]"
+        "[" + values.map(CanonicalJSON.quoted).joined(separator: ",") + "]"
     }
 }

@@ -91,6 +91,18 @@ struct CatalogFileTests {
         #expect(try CatalogFile(reading: Array(empty.yaml().utf8)) == empty)
     }
 
+    @Test("text with what YAML and JSON must escape (controls, C1, byte-order mark, separators) reads back as written")
+    func escapes() throws {
+        let awkward = "a\u{0}b\u{7}\t\r\n\u{7F}\u{85}\u{9F}\u{A0}\u{FEFF}\u{2028}\u{2029}\"\\ é 😀 # : - "
+        var file = Self.sample
+        file.products[0].referenceName = " " + awkward
+        file.products[0].localizations[0].description = awkward
+        #expect(try CatalogFile(reading: Array(file.yaml().utf8)) == file)
+        #expect(try CatalogFile(reading: Array(file.json().utf8)) == file)
+        // Written as escapes, so that the file holds no character a YAML reader refuses or reads as a line break.
+        #expect(!file.yaml().unicodeScalars.contains { $0 == "\u{85}" || $0 == "\u{2028}" || $0 == "\u{FEFF}" })
+    }
+
     @Test("amounts are the scalar's text, quoted or not: never a binary float")
     func amountsAsWritten() throws {
         let file = try CatalogFile(reading: Array("""
