@@ -21,9 +21,7 @@ extension CatalogAPIHandler {
         let key = try Access.require(.editCatalog)
         let app = try await visibleApp(input.path.bundleId, for: key)
         guard case .yaml(let body) = input.body else { throw Problem(status: .unsupportedMediaType) }
-        // BodyLimitMiddleware has read the body already, within the file limit.
-        let file = try await ArraySlice<UInt8>(collecting: body, upTo: BodyLimit.file)
-        let fileName = try Self.checkedFileName(input.query.fileName)
+        let (file, fileName) = try await Self.uploadedFile(body, named: input.query.fileName)
         guard let snapshot = try await database.catalog.snapshot(app.bundleID) else { throw Self.noApp(app.bundleID) }
         let plan = try CatalogPlan.make(file: file, for: snapshot, allowDeletions: input.query.allowDeletions ?? false,
                                         at: now())
@@ -36,8 +34,7 @@ extension CatalogAPIHandler {
         let key = try Access.require(.editCatalog)
         let app = try await visibleApp(input.path.bundleId, for: key)
         guard case .yaml(let body) = input.body else { throw Problem(status: .unsupportedMediaType) }
-        let file = try await ArraySlice<UInt8>(collecting: body, upTo: BodyLimit.file)
-        let fileName = try Self.checkedFileName(input.query.fileName)
+        let (file, fileName) = try await Self.uploadedFile(body, named: input.query.fileName)
         guard let fingerprint = input.query.fingerprint else {
             throw CatalogError.validationFailed([FieldProblem(
                 field: "fingerprint", rule: "required", message: "is required: the fingerprint of the plan to apply")])

@@ -13,9 +13,7 @@ extension CatalogAPIHandler {
         let key = try Access.require(.importCatalog)
         let app = try await visibleApp(input.path.bundleId, for: key)
         guard case .binary(let body) = input.body else { throw Problem(status: .unsupportedMediaType) }
-        // BodyLimitMiddleware has read the body already, within the file limit.
-        let file = try await ArraySlice<UInt8>(collecting: body, upTo: BodyLimit.file)
-        let fileName = try Self.checkedFileName(input.query.fileName)
+        let (file, fileName) = try await Self.uploadedFile(body, named: input.query.fileName)
         let snapshot = CatalogSnapshot(
             app: app, groups: try await database.subscriptionGroups.list(app.bundleID),
             products: try await database.storeKit.products(app.bundleID).map(\.value),
@@ -67,6 +65,14 @@ extension CatalogAPIHandler {
         return .ok(.init(headers: .init(xSkippedProducts: skipped,
                                         contentDisposition: "attachment; filename=\"\(app.bundleID).storekit\""),
                          body: .binary(HTTPBody(export.data))))
+    }
+
+    /// An uploaded file (a StoreKit or a catalog file): its bytes, which BodyLimitMiddleware has read already within
+    /// the file limit, and the name the history gives it (`fileName`, checked).
+    static func uploadedFile(_ body: HTTPBody, named name: String?) async throws
+        -> (bytes: ArraySlice<UInt8>, name: String?)
+    {
+        (try await ArraySlice<UInt8>(collecting: body, upTo: BodyLimit.file), try checkedFileName(name))
     }
 
     /// A file name for history: 1–255 characters, none of them control characters.

@@ -46,6 +46,29 @@ struct Catalog: AsyncParsableCommand {
         }
     }
 
+    /// What `plan` and `apply` work on: a file, an app, and whether the products the file leaves out go.
+    struct Target: ParsableArguments {
+        @Argument(help: ArgumentHelp("The catalog file (- for stdin; apply then needs --yes).", valueName: "file"))
+        var file: String
+
+        @Option(help: "The app's bundle id (default: $IAP_APP or the profile's app).")
+        var app: String?
+
+        @Flag(help: "Also delete the products the file leaves out (only those never submitted can be); without it they stay.")
+        var allowDeletions = false
+
+        /// The session, the app, the file read, and the server's plan of it.
+        func plan(_ global: GlobalOptions) async throws
+            -> (session: Session, app: String, input: InputFile, plan: Components.Schemas.CatalogPlan)
+        {
+            let session = try Session(global)
+            let app = try session.app(app)
+            let input = try InputFile(file)
+            return (session, app, input, try await Catalog.plan(input, app: app, allowDeletions: allowDeletions,
+                                                                session: session))
+        }
+    }
+
     /// Asks the server for the plan of `file`.
     static func plan(_ file: InputFile, app: String, allowDeletions: Bool, session: Session) async throws
         -> Components.Schemas.CatalogPlan
@@ -186,22 +209,12 @@ extension Catalog {
                   admin-cli catalog plan catalog.yaml --json > plan.json; test $? -ne 67
                 """)
 
-        @Argument(help: ArgumentHelp("The catalog file (- for stdin).", valueName: "file"))
-        var file: String
-
-        @Option(help: "The app's bundle id (default: $IAP_APP or the profile's app).")
-        var app: String?
-
-        @Flag(help: "Plan the deletion of the products the file leaves out (those never submitted).")
-        var allowDeletions = false
+        @OptionGroup var target: Target
 
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let session = try Session(global)
-            let app = try session.app(app)
-            let input = try InputFile(file)
-            let plan = try await Catalog.plan(input, app: app, allowDeletions: allowDeletions, session: session)
+            let (session, app, _, plan) = try await target.plan(global)
             await session.show(identifiers: PlanView.changedIdentifiers(plan)) {
                 PlanView(plan: plan, app: app, console: session.console).print()
             }
@@ -226,14 +239,7 @@ extension Catalog {
                   admin-cli catalog apply catalog.yaml --app com.example.game
                 """)
 
-        @Argument(help: ArgumentHelp("The catalog file (- for stdin, with --yes).", valueName: "file"))
-        var file: String
-
-        @Option(help: "The app's bundle id (default: $IAP_APP or the profile's app).")
-        var app: String?
-
-        @Flag(help: "Delete the products the file leaves out (only those never submitted can be).")
-        var allowDeletions = false
+        @OptionGroup var target: Target
 
         @Flag(name: [.short, .long], help: "Do not ask for confirmation.")
         var yes = false
@@ -246,10 +252,7 @@ extension Catalog {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let session = try Session(global)
-            let app = try session.app(app)
-            let input = try InputFile(file)
-            let plan = try await Catalog.plan(input, app: app, allowDeletions: allowDeletions, session: session)
+            let (session, app, input, plan) = try await target.plan(global)
             let view = PlanView(plan: plan, app: app, console: session.console)
             // With --fingerprint of another plan, the server answers with the plan as it stands now instead.
             if fingerprint == nil || fingerprint == plan.fingerprint {
@@ -267,7 +270,7 @@ extension Catalog {
             let applied = try await session.answer({
                 try await $0.applyCatalogFile(
                     path: .init(bundleId: app),
-                    query: .init(fingerprint: fingerprint ?? plan.fingerprint, allowDeletions: allowDeletions,
+                    query: .init(fingerprint: fingerprint ?? plan.fingerprint, allowDeletions: target.allowDeletions,
                                  fileName: input.name),
                     body: .yaml(HTTPBody(input.data)))
             }) { output in
