@@ -114,6 +114,27 @@ struct CatalogFileTests {
         #expect(applied.stdout.contains("1 updated"))
     }
 
+    @Test("deletions only with --allow-deletions: without it a product the file leaves out stays, planned as kept")
+    func deletions() async throws {
+        let cli = try await AdminCLI.forTest()
+        let app = AdminCLI.uniqueApp("filesdelete")
+        try await cli.succeed("apps", "create", app, "--name", "Deletions")
+        try await cli.succeed("products", "create", "coins.100", "--app", app, "--type", "consumable", "--name", "100 coins")
+        let empty = try cli.file("empty.yaml", "version: 1\n")
+        let keeping = try await cli.run("catalog", "plan", empty, "--app", app, "--no-color")
+        #expect(keeping.status == 0, "\(keeping)")
+        #expect(keeping.stdout.contains("kept     coins.100  not in the file: stays (--allow-deletions deletes it)"))
+        let kept = try await cli.succeed("catalog", "apply", empty, "--app", app, "--yes")
+        #expect(kept.stderr.contains("Nothing to apply"), "\(kept)")
+        try await cli.succeed("products", "show", "coins.100", "--app", app)
+
+        let deleting = try await cli.run("catalog", "plan", empty, "--app", app, "--allow-deletions", "--no-color")
+        #expect(deleting.status == 2 && deleting.stdout.contains("- delete  product  coins.100"), "\(deleting)")
+        let deleted = try await cli.succeed("catalog", "apply", empty, "--app", app, "--allow-deletions", "--yes")
+        #expect(deleted.stdout.contains("0 created, 0 updated, 1 deleted"), "\(deleted)")
+        #expect(try await cli.run("products", "show", "coins.100", "--app", app).status == 66)
+    }
+
     @Test("StoreKit import: each repair named, and --skip-invalid names what it leaves out")
     func storeKitRepairs() async throws {
         let cli = try await AdminCLI.forTest()
