@@ -330,7 +330,8 @@ struct ReceiptVerificationTests {
 
     @Test("stopping: attempts in flight finish within the grace; those still asking after it are given back, due now")
     func gracefulShutdown() async throws {
-        let store = StandInAppStore(seal: .random(), behaviour: .init(latencyMs: 600...600, outage: .none,
+        // Calls long enough that all three are in flight together even when the machine is slow to start them.
+        let store = StandInAppStore(seal: .random(), behaviour: .init(latencyMs: 2_500...2_500, outage: .none,
                                                                      outageEndsAt: nil))
         let bundle = "com.receipts.stopping"
         // A grace longer than the App Store takes: the attempts in flight end and are recorded.

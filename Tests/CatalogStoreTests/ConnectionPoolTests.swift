@@ -93,7 +93,7 @@ struct ConnectionPoolTests {
             let start = clock.now
             await #expect(throws: StoreUnavailable.self) { _ = try await Self.pid(database) }
             #expect(clock.now - start >= .milliseconds(200))
-            #expect(clock.now - start < .seconds(3))
+            #expect(clock.now - start < .seconds(10), "the waiter is refused when its wait is over, not never")
             #expect(pool.load.waiting == 0)
             held.release()
             #expect(pool.load.running == 0)
