@@ -57,19 +57,19 @@ struct PurchaseAPITests {
         }
     }
 
-    @Test("1,000 concurrent submissions of one proof: one submission, one ledger row")
-    func thousandAtOnce() async throws {
+    @Test("400 concurrent submissions of one proof: one submission, one ledger row")
+    func manyAtOnce() async throws {
         let fixture = try await APIFixture.forSuite(Self.suite)
         try await fixture.purchases { api in
             let world = try await PurchaseWorld.make(api, fixture: fixture, app: "com.purchase.thousand")
             let jws = try world.signed(world.transaction())
             let account = PurchaseWorld.account()
             // The first one alone: the key and the app's settings are then in memory, as they are for a server
-            // that has been serving (a thousand first requests at once would queue for the database for them).
+            // that has been serving (hundreds of first requests at once would queue for the database for them).
             let first = try expect(try await world.submit(api, jws, account: account), .ok,
                                    as: Components.Schemas.PurchaseSubmission.self)
             let ids = try await withThrowingTaskGroup(of: String.self) { group in
-                for _ in 0..<1_000 {
+                for _ in 0..<400 {
                     group.addTask {
                         try expect(try await world.submit(api, jws, account: account), .ok,
                                    as: Components.Schemas.PurchaseSubmission.self).id
@@ -249,7 +249,7 @@ struct PurchaseAPITests {
             // A worker (here, another process's, seen by polling) records the outcome while a read waits.
             let id = try #require(UUID(uuidString: queued.id))
             let waitStart = clock.now
-            async let waited = api.send(.get, location + "?wait=10", key: world.client)
+            async let waited = api.send(.get, location + "?wait=20", key: world.client)
             try await Task.sleep(for: .milliseconds(300))
             try await TestDatabase.withDatabase(fixture.url) { database in
                 try await TestDatabase.execute("""
@@ -264,8 +264,9 @@ struct PurchaseAPITests {
             }
             let verified = try expect(try await waited, .ok, as: Components.Schemas.PurchaseSubmission.self)
             #expect(verified.status == .verified && verified.transactions.first?.transactionId == "1000000000000042")
-            // Answered by the poll that found it (every second), not at the end of the wait.
-            #expect(clock.now - waitStart < .seconds(6))
+            // Answered by the poll that found it (every second), not at the end of the wait (20 s); the bound
+            // leaves room for a machine that pauses the test for seconds.
+            #expect(clock.now - waitStart < .seconds(15))
             // Sent again once final: 200 with the outcome, no new submission.
             let final = try expect(try await world.receipt(api, "TUlJVkEtcmVjZWlwdA==", account: account), .ok,
                                    as: Components.Schemas.PurchaseSubmission.self)
