@@ -11,3 +11,8 @@ extension Components.Schemas.StoreEnvironment: ExpressibleByArgument, CommandLin
 }
 
 extension Operations.ListTransactions.Input.Query.OrderPayload: ExpressibleByArgument, CommandLineChoice {}
+
+extension Components.Schemas.SignalKind: ExpressibleByArgument, CommandLineChoice {
+    /// Written as the API writes them (`sharedTransaction`), accepted in any case.
+    public var argumentName: String { rawValue }
+}

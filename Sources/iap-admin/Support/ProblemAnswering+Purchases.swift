@@ -9,3 +9,6 @@ extension Operations.ListSubmissions.Output: ProblemAnswering {}
 extension Operations.ListTransactions.Output: ProblemAnswering {}
 extension Operations.PutStoreSettings.Output: ProblemAnswering {}
 extension Operations.RetrySubmission.Output: ProblemAnswering {}
+extension Operations.CreateAccountTokens.Output: ProblemAnswering {}
+extension Operations.GetAccount.Output: ProblemAnswering {}
+extension Operations.ListSignals.Output: ProblemAnswering {}
