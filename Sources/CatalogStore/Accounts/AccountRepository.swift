@@ -10,26 +10,13 @@ public struct AccountRepository: Sendable {
 
     /// The app's account-token secret, or `nil` when there is no such app. Never logged: the type prints redacted.
     public func secret(_ bundleID: String) async throws -> AccountTokenSecret? {
-        let rows = try await database.execute(FindSecret(bundleID: bundleID))
+        let rows = try await database.execute("SELECT secret FROM account_token_secrets WHERE app = \(bundleID)")
         guard let row = rows.first else { return nil }
         let bytes = try row.decode(Data.self)
         guard let secret = AccountTokenSecret(bytes: Array(bytes)) else {
             throw StoreInvariantViolation(description: "an account-token secret of \(bytes.count) bytes")
         }
         return secret
-    }
-
-    struct FindSecret: PreparedQuery {
-        static let name = "AccountRepository.FindSecret"
-        static let sql = "SELECT secret FROM account_token_secrets WHERE app = $1"
-        static let bindingDataTypes: [PostgresDataType] = [.text]
-        let bundleID: String
-
-        func makeBindings() -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 1)
-            bindings.append(bundleID)
-            return bindings
-        }
     }
 
     /// The transactions credited to the account `key` in the app, newest first, and the catalog's type now of each
