@@ -70,9 +70,9 @@ struct ConsoleRoutes: Sendable {
             try await transactionPage(request, bundleID: try Self.parameter("bundleId", context),
                                       transactionID: try Self.parameter("transactionId", context))
         }
-        // Signals (issue 23) come here: `apps/:bundleId/signals`, a page calling the signals operations' handlers
-        // as the transactions' pages call theirs (ConsoleRoutes+Transactions.swift), with their view models in a
-        // ConsoleViews+Signals.swift and a link beside the ledger's on the apps page. Nothing of them is built yet.
+        // Signals (issue 23) come here: `apps/:bundleId/signals`, a page calling `listSignals` as the transactions'
+        // pages call their operations (ConsoleRoutes+Transactions.swift), with their view models in a
+        // ConsoleViews+Signals.swift and a link beside the ledger's on the apps page. Not built yet.
         console.get("history") { request, _ in try await historyPage(request) }
         console.get("history/verify") { request, _ in try await verifyPage(request) }
         console.get("keys") { request, _ in try await keysPage(request) }
