@@ -69,6 +69,20 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The outbound calls to webhook receivers: signed as Standard Webhooks says, to the address judged safe.
+        .target(
+            name: "WebhookClient",
+            dependencies: [
+                "CatalogCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
         // The stand-in App Store for tests, the demo and the benchmark; never a dependency of the service.
         .target(
             name: "AppStoreStandIn",
@@ -180,6 +194,7 @@ let package = Package(
                 "CatalogStore",
                 "PurchaseCore",
                 "StoreKitMapping",
+                "WebhookClient",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -249,7 +264,10 @@ let package = Package(
                 "CatalogStore",
                 "PurchaseCore",
                 "StoreKitConfiguration",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             path: "Tests/CatalogTestSupport",
@@ -321,6 +339,7 @@ let package = Package(
                 "CatalogTestSupport",
                 "PurchaseCore",
                 "StoreKitConfiguration",
+                "WebhookClient",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

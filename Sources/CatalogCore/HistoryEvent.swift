@@ -32,6 +32,13 @@ public enum HistoryKind: String, CaseIterable, Sendable, Codable {
     /// The ledger noticed irregular activity or a refund (a signal: sharedTransaction, manyStoreAccounts, refund),
     /// in the same transaction as the ledger change that raised it.
     case signalRaised = "signal_raised"
+    /// A webhook endpoint was created or deleted (its origin and filters, never its path, query or secret).
+    case webhookCreated = "webhook_created"
+    case webhookDeleted = "webhook_deleted"
+    /// Deliveries to an endpoint stopped: an event failed for the whole retry window (the reason says which).
+    case webhookDisabled = "webhook_disabled"
+    /// An endpoint's deliveries were replayed from an event (and resumed, if they had stopped).
+    case webhookRedelivered = "webhook_redelivered"
 
     /// The kinds of a product's own events: what its history and its point-in-time reads follow (not the sales
     /// recorded under its productId).

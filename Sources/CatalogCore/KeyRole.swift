@@ -67,4 +67,6 @@ public enum Permission: String, CaseIterable, Sendable {
     case readAccounts
     /// Read the signals of irregular activity and refunds.
     case readSignals
+    /// Create, list and delete webhook endpoints, see their deliveries and replay them (admin only).
+    case manageWebhooks
 }

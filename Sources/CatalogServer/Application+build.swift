@@ -12,6 +12,7 @@ import OpenAPIRuntime
 import PostgresNIO
 import PurchaseCore
 import ServiceLifecycle
+import WebhookClient
 
 /// What the service needs to run: where to listen and where the database is. The `serve` command and the
 /// tests both provide it, so that tests run the real wiring.
@@ -29,6 +30,8 @@ public protocol ServerArguments: Sendable {
     var console: ConsoleSettings { get }
     /// How this process verifies queued receipts; `nil`: it verifies none (other processes on the database do).
     var receiptVerification: ReceiptVerificationSettings? { get }
+    /// How webhooks are delivered and which addresses they may reach.
+    var webhooks: WebhookSettings { get }
 }
 
 extension ServerArguments {
@@ -38,6 +41,7 @@ extension ServerArguments {
     public var console: ConsoleSettings { .standard }
     /// None: `serve` always verifies; a test that needs the worker gives its settings (the stand-in's addresses).
     public var receiptVerification: ReceiptVerificationSettings? { nil }
+    public var webhooks: WebhookSettings { .standard }
 }
 
 /// The whole service: the PostgreSQL client as a service, migrations before the server starts, the
@@ -83,10 +87,15 @@ public func buildApplication(_ arguments: some ServerArguments) async throws -> 
                                  submissions: { database.unansweredSubmissions })
     let signals = SubmissionSignals()
     let storeSettings = StoreSettingsCache()
+    let webhookSettings = arguments.webhooks
+    let webhookSender = WebhookSender(settings: webhookSettings.sender, resolver: webhookSettings.resolver, logger: logger)
+    let deliveries = WebhookDeliveryService(database: database, changes: changes, sender: webhookSender,
+                                            settings: webhookSettings, logger: logger)
     let router = try buildRouter(database: database, migrator: migrator, snapshots: snapshots, metrics: metrics,
                                  limits: limits, keyCache: keyCache,
                                  verifier: SignedDataVerifier(roots: arguments.trustedRoots), signals: signals,
-                                 storeSettings: storeSettings, console: arguments.console, changes: changes)
+                                 storeSettings: storeSettings, console: arguments.console, changes: changes,
+                                 webhookSender: webhookSender, deliveries: webhookSettings.delivers ? deliveries : nil)
     var services: [any Service] = [
         client, pool, changes,
         IdentifierSnapshotService(changes: changes, feed: database.identifiers, snapshots: snapshots, logger: logger),
@@ -100,6 +109,7 @@ public func buildApplication(_ arguments: some ServerArguments) async throws -> 
         services.append(ReceiptVerificationService(database: verifying, signals: signals, storeSettings: storeSettings,
                                                    settings: settings, metrics: metrics.receipts, logger: logger))
     }
+    services.append(deliveries)
     var app = Application(
         responder: IdentifierFastPath(snapshots: snapshots, metrics: metrics, next: router.buildResponder()),
         server: IdentifierHTTP1Channel.server(idleTimeout: .seconds(limits.idleTimeout.components.seconds),
@@ -124,7 +134,8 @@ public func buildApplication(_ arguments: some ServerArguments) async throws -> 
 func buildRouter(database: Database, migrator: Migrator, snapshots: IdentifierSnapshots, metrics: ServiceMetrics,
                  limits: ServiceLimits, keyCache: KeyCache, verifier: SignedDataVerifier, signals: SubmissionSignals,
                  storeSettings: StoreSettingsCache,
-                 console: ConsoleSettings = .standard, changes: CatalogChanges,
+                 console: ConsoleSettings = .standard, changes: CatalogChanges, webhookSender: WebhookSender,
+                 deliveries: WebhookDeliveryService?,
                  now: @escaping @Sendable () -> Date = Date.init)
     throws -> Router<BasicRequestContext>
 {
@@ -134,7 +145,7 @@ func buildRouter(database: Database, migrator: Migrator, snapshots: IdentifierSn
         accountLimiter: RateLimiter(rate: limits.submissionsPerSecondPerAccount, burst: limits.burstPerAccount),
         storeSettings: storeSettings,
         now: now, changes: changes, eventStreams: EventStream.Slots(limit: limits.eventStreams),
-        eventStreamHeartbeat: limits.eventStreamHeartbeat)
+        eventStreamHeartbeat: limits.eventStreamHeartbeat, webhookSender: webhookSender, deliveries: deliveries)
     // One bucket per key, whether it calls the API or acts through a console session.
     let rateLimiter = RateLimiter<UUID>(rate: limits.requestsPerSecondPerKey, burst: limits.burstPerKey)
     let router = Router(context: BasicRequestContext.self)

@@ -43,7 +43,7 @@ struct IAPAdmin: AsyncParsableCommand {
             CommandGroup(name: "Purchases", subcommands: [Purchases.self, Transactions.self, Accounts.self, Signals.self,
                                                           StoreSettings.self]),
             CommandGroup(name: "Audit", subcommands: [History.self]),
-            CommandGroup(name: "Events", subcommands: [Events.self]),
+            CommandGroup(name: "Events", subcommands: [Events.self, Webhooks.self]),
             CommandGroup(name: "Access", subcommands: [Login.self, Logout.self, Status.self, Keys.self]),
             CommandGroup(name: "Shell", subcommands: [Completions.self]),
         ])

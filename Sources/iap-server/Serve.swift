@@ -1,5 +1,6 @@
 import AppStoreClient
 import ArgumentParser
+import CatalogCore
 import CatalogServer
 import CatalogStore
 import Foundation
@@ -139,6 +140,28 @@ struct Serve: AsyncParsableCommand, ServerArguments {
         try? ReceiptVerificationSettings(environment: appStoreSettings)
     }
 
+    /// How webhooks are delivered, from the environment (docs/operations.md), else the defaults.
+    var webhooks: WebhookSettings {
+        let environment = ProcessInfo.processInfo.environment
+        func number(_ name: String) -> Double? { environment[name].flatMap(Double.init) }
+        func flag(_ name: String) -> Bool? {
+            environment[name].map { ["1", "true", "yes", "on"].contains($0.lowercased()) }
+        }
+        var settings = WebhookSettings.standard
+        if let delivers = flag("WEBHOOK_DELIVERY") { settings.delivers = delivers }
+        settings.policy = WebhookAddressPolicy(
+            allowsLoopbackHTTP: flag("WEBHOOK_ALLOW_LOOPBACK_HTTP") ?? false,
+            allowedHosts: Set((environment["WEBHOOK_ALLOWED_HOSTS"] ?? "").split(separator: ",")
+                .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }))
+        if let value = number("WEBHOOK_TIMEOUT_SECONDS") { settings.timeout = .milliseconds(Int(value * 1000)) }
+        if let value = number("WEBHOOK_CONNECT_TIMEOUT_SECONDS") { settings.connectTimeout = .milliseconds(Int(value * 1000)) }
+        if let value = number("WEBHOOK_LEASE_SECONDS") { settings.lease = .milliseconds(Int(value * 1000)) }
+        if let value = number("WEBHOOK_RETRY_HOURS") { settings.retry = settings.retry.retrying(for: .seconds(value * 3600)) }
+        if let value = number("WEBHOOK_RETRY_FIRST_SECONDS") { settings.retry.firstDelay = .milliseconds(Int(value * 1000)) }
+        if let value = number("WEBHOOK_RETRY_MAXIMUM_SECONDS") { settings.retry.maximumDelay = .milliseconds(Int(value * 1000)) }
+        return settings
+    }
+
     func validate() throws {
         do {
             _ = try ReceiptVerificationSettings(environment: appStoreSettings)
@@ -152,6 +175,22 @@ struct Serve: AsyncParsableCommand, ServerArguments {
         }
         guard (0...65535).contains(port) else { throw ValidationError("port \(port) is out of range") }
         _ = try Self.roots(rootCertificateFiles)
+        let environment = ProcessInfo.processInfo.environment
+        for name in ["WEBHOOK_TIMEOUT_SECONDS", "WEBHOOK_CONNECT_TIMEOUT_SECONDS", "WEBHOOK_LEASE_SECONDS",
+                     "WEBHOOK_RETRY_FIRST_SECONDS", "WEBHOOK_RETRY_MAXIMUM_SECONDS"] {
+            if let text = environment[name], !(Double(text).map { $0 > 0 && $0 <= 3600 } ?? false) {
+                throw ValidationError("\(name) must be a number of seconds above 0 and at most 3600")
+            }
+        }
+        if let text = environment["WEBHOOK_RETRY_HOURS"], !(Double(text).map { $0 >= 0 && $0 <= 720 } ?? false) {
+            throw ValidationError("WEBHOOK_RETRY_HOURS must be a number of hours from 0 to 720")
+        }
+        for host in (environment["WEBHOOK_ALLOWED_HOSTS"] ?? "").split(separator: ",") {
+            let name = host.trimmingCharacters(in: .whitespaces)
+            guard !name.isEmpty, (try? WebhookURL("https://\(name)/")) != nil, !name.contains(":") else {
+                throw ValidationError("WEBHOOK_ALLOWED_HOSTS: \(name) is not a host name")
+            }
+        }
     }
 
     func run() async throws {

@@ -53,6 +53,12 @@ actor LiveCatalog {
         }()
         /// The stand-in's test chain instead of Apple's root, so that the purchase tests' signed data verifies.
         var trustedRoots: TrustedRoots { LivePurchases.chain.trustedRoots }
+        /// Webhooks may reach the tests' receivers, over http on loopback.
+        var webhooks: WebhookSettings {
+            var settings = WebhookSettings.standard
+            settings.policy = WebhookAddressPolicy(allowsLoopbackHTTP: true)
+            return settings
+        }
     }
 
     private static func start() async throws -> Instance {

@@ -41,6 +41,13 @@ struct TestArguments: ServerArguments {
     var trustedRoots: TrustedRoots = .appleRootCAG3
     /// No receipt verification worker but in the tests of it (ReceiptVerificationTests).
     var receiptVerification: ReceiptVerificationSettings?
+    /// The service's own settings: no loopback, so no delivery reaches a test's receiver unless a test allows it.
+    var webhooks: WebhookSettings = {
+        var settings = WebhookSettings.standard
+        // Other suites' endpoints (the probes make some) are not delivered to: the webhook suites turn it on.
+        settings.delivers = false
+        return settings
+    }()
 }
 
 /// A test's view of the API: requests as a client sends them, answers decoded as the document defines them.
@@ -55,7 +62,7 @@ struct APIFixture: Sendable {
     /// of the loopback interface (`api.client.port`), through its real channel pipeline.
     func run<Result: Sendable>(limits: ServiceLimits? = nil, logLevel: Logger.Level = .critical,
                                mode: TestingSetup = .router, roots: TrustedRoots? = nil,
-                               console: ConsoleSettings = .standard,
+                               console: ConsoleSettings = .standard, webhooks: WebhookSettings? = nil,
                                _ body: @Sendable (API) async throws -> Result) async throws -> Result
     {
         let service = try await TestDatabase.serviceURL(for: url)
@@ -63,6 +70,7 @@ struct APIFixture: Sendable {
         arguments.console = console
         if let limits { arguments.limits = limits }
         if let roots { arguments.trustedRoots = roots }
+        if let webhooks { arguments.webhooks = webhooks }
         let app = try await buildApplication(arguments)
         return try await app.test(mode) { client in try await body(API(client: client)) }
     }

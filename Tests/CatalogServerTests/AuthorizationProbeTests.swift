@@ -28,7 +28,8 @@ struct AuthorizationProbeTests {
             // performAction depends on the action: see `actionRoles`.
             "performAction": [.admin, .developer, .reviewer],
             "getProductHistory": everyone, "listHistory": everyone, "verifyHistory": [.admin, .auditor],
-            "listEvents": everyone,
+            "listEvents": everyone, "createWebhook": [.admin], "listWebhooks": [.admin], "getWebhook": [.admin],
+            "deleteWebhook": [.admin], "listWebhookDeliveries": [.admin], "redeliverWebhook": [.admin],
             "getCurrentKey": anyKey, "createKey": [.admin], "listKeys": [.admin], "revokeKey": [.admin],
             "importStoreKit": [.admin, .developer], "exportStoreKit": [.admin, .developer, .auditor],
             "submitPurchase": [.admin, .client], "listSubmissions": [.admin, .developer, .auditor, .client],

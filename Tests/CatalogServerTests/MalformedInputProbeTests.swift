@@ -82,11 +82,14 @@ struct MalformedInputProbeTests {
                 }
                 let deep = String(valid.dropLast()) + #","nested":"# + String(repeating: "[", count: 10_000)
                     + String(repeating: "]", count: 10_000) + "}"
-                // Invalid UTF-8 in the first string member (one the server reads), and in one it skips.
-                let firstValue = try #require(valid.range(of: #"":""#))
-                var invalidRead = ByteBuffer(string: String(valid[..<firstValue.upperBound]))
-                invalidRead.writeBytes([0xC3, 0x28, 0xFF, 0xFE])
-                invalidRead.writeString(String(valid[firstValue.upperBound...]))
+                // Invalid UTF-8 in the first string member (one the server reads), and in one it skips. A body
+                // without strings (a redelivery's sequence) gets the probes that need none.
+                var invalidRead = ByteBuffer()
+                if let firstValue = valid.range(of: #"":""#) {
+                    invalidRead.writeString(String(valid[..<firstValue.upperBound]))
+                    invalidRead.writeBytes([0xC3, 0x28, 0xFF, 0xFE])
+                    invalidRead.writeString(String(valid[firstValue.upperBound...]))
+                }
                 var invalidSkipped = ByteBuffer(string: String(valid.dropLast()) + #","skipped":""#)
                 invalidSkipped.writeBytes([0xC3, 0x28, 0xFF, 0xFE])
                 invalidSkipped.writeString("\"}")
@@ -96,7 +99,7 @@ struct MalformedInputProbeTests {
                     ("NUL", ByteBuffer(string: try replacingStrings { "\($0)\u{0}" })),
                     ("invalid UTF-8 in a member read", invalidRead),
                     ("invalid UTF-8 in a member skipped", invalidSkipped),
-                ]
+                ].filter { name, _ in valid.contains(#"":""#) || ["deep JSON", "invalid UTF-8 in a member skipped"].contains(name) }
                 for (name, body) in probes {
                     let response = try await api.client.execute(
                         uri: operation.path(try await world.values(api)), method: operation.method,

@@ -34,6 +34,9 @@ enum ProbeRequests {
             "createAccountTokens": #"{"account":"probe-user-\#(n)"}"#,
             // Not signed data: refused as such (422), whoever sends it.
             "receiveAppStoreNotification": #"{"signedPayload":"probe.\#(n).payload"}"#,
+            // A public address written as one: no name to resolve (the tests' servers deliver to nothing).
+            "createWebhook": #"{"url":"https://93.184.216.34/probe/\#(n)"}"#,
+            "redeliverWebhook": #"{"from":1}"#,
             // A StoreKit file of one consumable, minified: its strings are nested, so that a probe that changes
             // every string reaches ones the import checks.
             // A catalog file of one product (YAML).
@@ -68,6 +71,8 @@ struct ProbeWorld: Sendable {
     let clientKey: String
     /// A spare key's id, for revocations.
     let spareKeyID: String
+    /// A webhook endpoint's id (nothing is delivered to it: the tests' servers deliver only where a test says).
+    let webhookID: String
 
     static func make(_ api: API, fixture: APIFixture, app: String) async throws -> ProbeWorld {
         let keys = try await fixture.keys()
@@ -77,7 +82,11 @@ struct ProbeWorld: Sendable {
                                                   json: ["role": "auditor", "name": "spare", "apps": [app]]),
                                .created, as: Components.Schemas.CreatedKey.self)
         let client = try await fixture.key(.client, apps: [app])
-        return ProbeWorld(app: app, groupID: group.id, keys: keys, clientKey: client, spareKeyID: spare.id)
+        let webhook = try expect(try await api.send(.post, "/v1/webhooks", key: keys.admin,
+                                                    json: ["url": "https://93.184.216.34/probe", "apps": [app]]),
+                                 .created, as: Components.Schemas.CreatedWebhook.self)
+        return ProbeWorld(app: app, groupID: group.id, keys: keys, clientKey: client, spareKeyID: spare.id,
+                          webhookID: webhook.id)
     }
 
     /// Path values for one probe: a fresh product of its own, so that what one probe changes (a delete, an
@@ -86,7 +95,7 @@ struct ProbeWorld: Sendable {
         let productID = "probe.\(ProbeRequests.unique())"
         try await api.createProduct(app, productID, type: .consumable, key: keys.admin)
         return ["bundleId": app, "productId": productID, "groupId": groupID, "keyId": spareKeyID,
-                "submissionId": UUID().uuidString.lowercased(), "transactionId": "2000000\(ProbeRequests.unique())",
+                "submissionId": UUID().uuidString.lowercased(), "webhookId": webhookID, "transactionId": "2000000\(ProbeRequests.unique())",
                 "accountToken": UUID().uuidString.lowercased()]
     }
 

@@ -57,6 +57,7 @@ extension Permission {
         case .makeAccountTokens: "make account tokens"
         case .readAccounts: "read accounts"
         case .readSignals: "read signals"
+        case .manageWebhooks: "manage webhooks"
         }
     }
 }

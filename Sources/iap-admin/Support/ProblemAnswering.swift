@@ -14,7 +14,9 @@ extension Operations.CreateApp.Output: ProblemAnswering {}
 extension Operations.CreateKey.Output: ProblemAnswering {}
 extension Operations.CreateProduct.Output: ProblemAnswering {}
 extension Operations.CreateSubscriptionGroup.Output: ProblemAnswering {}
+extension Operations.CreateWebhook.Output: ProblemAnswering {}
 extension Operations.DeleteProduct.Output: ProblemAnswering {}
+extension Operations.DeleteWebhook.Output: ProblemAnswering {}
 extension Operations.ExportStoreKit.Output: ProblemAnswering {}
 extension Operations.GetApp.Output: ProblemAnswering {}
 extension Operations.GetCatalogFile.Output: ProblemAnswering {}
@@ -31,8 +33,11 @@ extension Operations.ListHistory.Output: ProblemAnswering {}
 extension Operations.ListKeys.Output: ProblemAnswering {}
 extension Operations.ListProducts.Output: ProblemAnswering {}
 extension Operations.ListSubscriptionGroups.Output: ProblemAnswering {}
+extension Operations.ListWebhookDeliveries.Output: ProblemAnswering {}
+extension Operations.ListWebhooks.Output: ProblemAnswering {}
 extension Operations.PerformAction.Output: ProblemAnswering {}
 extension Operations.PlanCatalogFile.Output: ProblemAnswering {}
+extension Operations.RedeliverWebhook.Output: ProblemAnswering {}
 extension Operations.RevokeKey.Output: ProblemAnswering {}
 extension Operations.UpdateApp.Output: ProblemAnswering {}
 extension Operations.UpdateProduct.Output: ProblemAnswering {}

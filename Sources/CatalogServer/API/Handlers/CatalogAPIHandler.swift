@@ -3,6 +3,7 @@ import CatalogCore
 import CatalogStore
 import Foundation
 import PurchaseCore
+import WebhookClient
 
 /// The API's operations, one method per `operationId` of `openapi.yaml` (in the extensions beside this file).
 /// Each decodes its input, checks who is calling, asks the domain and the store, and encodes the answer.
@@ -28,6 +29,10 @@ struct CatalogAPIHandler: APIProtocol {
     /// The event streams this process may serve at once, and how often each says it is alive.
     let eventStreams: EventStream.Slots
     let eventStreamHeartbeat: Duration
+    /// Judges a new endpoint's URL as deliveries will.
+    let webhookSender: WebhookSender
+    /// This process's deliveries, woken when an endpoint is created or its cursor moved; `nil` when it delivers none.
+    let deliveries: WebhookDeliveryService?
 
     /// The app `bundleID`, if the key may see it; otherwise not found, exactly as if it did not exist.
     func visibleApp(_ bundleID: String, for key: APIKey) async throws -> App {
