@@ -175,11 +175,11 @@ public final class ConnectionPool: Service, Sendable {
     /// A connection could not be opened: the database is away. With no connection left to serve them, every
     /// waiter is refused now rather than at the end of its wait.
     private func failedToOpen(on loop: Int, _ error: any Error) {
-        let reason = String(describing: error).prefix(200)
+        let reason = Self.reason(error)
         logger.warning("cannot connect to the database", metadata: ["error": "\(reason)"])
         let refused = state.withLock { state -> [Waiter] in
             state.dropped(loop)
-            state.lastFailure = String(reason)
+            state.lastFailure = reason
             state.retryAt = ContinuousClock.now + state.backoff
             state.backoff = min(state.backoff * 2, Self.maximumBackoff)
             guard state.open == 0 else { return [] }
@@ -189,6 +189,18 @@ public final class ConnectionPool: Service, Sendable {
             waiter.continuation.resume(throwing: StoreUnavailable(
                 description: "the database is unavailable (\(reason))"))
         }
+    }
+
+    /// Why a connection could not be opened, in words an operator can act on: PSQLError's own description is
+    /// the same generic sentence for every failure. The server's SQLSTATE and message (such as 53300, "sorry,
+    /// too many clients already") or the network's error; never a query, since none was sent.
+    static func reason(_ error: any Error) -> String {
+        guard let error = error as? PSQLError else { return String(String(describing: error).prefix(200)) }
+        if let info = error.serverInfo, let state = info[.sqlState] {
+            return String("SQLSTATE \(state): \(info[.message] ?? "")".prefix(200))
+        }
+        let underlying = error.underlying.map { ": \(String(describing: $0).prefix(160))" } ?? ""
+        return "\(error.code)\(underlying)"
     }
 
     /// An open connection closed (the database ended it, or the network did): an idle one is dropped now, a

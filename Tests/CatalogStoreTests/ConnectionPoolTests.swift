@@ -135,6 +135,22 @@ struct ConnectionPoolTests {
         }
     }
 
+    @Test("a refusal says why the database refused the connection, not PostgresNIO's generic sentence")
+    func refusalNamesTheReason() async throws {
+        let url = try await TestDatabase.forSuite("pool_reason")
+        let missing = url.with(database: "pool_reason_none")
+        let pool = ConnectionPool(configuration: try missing.connectionConfiguration(), size: 1, maxWaiting: 1,
+                                  waitTimeout: .seconds(30), logger: TestDatabase.logger)
+        await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await pool.run() }
+            defer { group.cancelAll() }
+            let error = await #expect(throws: StoreUnavailable.self) { _ = try await pool.lease() }
+            // 3D000: invalid_catalog_name, the database does not exist.
+            #expect(error?.description.contains("SQLSTATE 3D000") == true, "\(String(describing: error))")
+            #expect(error?.description.contains("Generic description") == false)
+        }
+    }
+
     @Test("a connection the database ended while idle is replaced by the next operation")
     func replacesClosed() async throws {
         try await StoreFixtures.withPool("pool_replaces", size: 1) { database, pool, url in
