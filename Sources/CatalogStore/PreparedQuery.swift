@@ -33,3 +33,21 @@ extension Database {
         return rows
     }
 }
+
+/// A prepared statement over one parameter, `$1::jsonb`: a batch's items as JSON text, which one SQL function
+/// reads as a whole (purchases_record_signed, purchases_queue_receipts, receipt_queue_record). The text is bound
+/// as `text` and cast in the SQL, so the statement is prepared once whatever the items.
+protocol JSONItemsQuery: PreparedQuery {
+    /// The items, encoded as a JSON array (`PurchaseJSON.encode`).
+    var items: String { get }
+}
+
+extension JSONItemsQuery {
+    static var bindingDataTypes: [PostgresDataType] { [.text] }
+
+    func makeBindings() -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 1)
+        bindings.append(items)
+        return bindings
+    }
+}

@@ -228,31 +228,17 @@ public struct PurchaseSubmissionRepository: Sendable {
     }
 
     /// sql/0013's purchases_record_signed over the items, as JSON.
-    struct RecordSigned: PreparedQuery {
+    struct RecordSigned: JSONItemsQuery {
         static let name = "PurchaseSubmissionRepository.RecordSigned"
         static let sql = "SELECT ordinal, created, submission::text FROM purchases_record_signed($1::jsonb)"
-        static let bindingDataTypes: [PostgresDataType] = [.text]
         let items: String
-
-        func makeBindings() -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 1)
-            bindings.append(items)
-            return bindings
-        }
     }
 
     /// sql/0013's purchases_queue_receipts over the items, as JSON.
-    struct QueueReceipts: PreparedQuery {
+    struct QueueReceipts: JSONItemsQuery {
         static let name = "PurchaseSubmissionRepository.QueueReceipts"
         static let sql = "SELECT ordinal, created, submission::text FROM purchases_queue_receipts($1::jsonb)"
-        static let bindingDataTypes: [PostgresDataType] = [.text]
         let items: String
-
-        func makeBindings() -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 1)
-            bindings.append(items)
-            return bindings
-        }
     }
 
     private struct SignedItem: Encodable {

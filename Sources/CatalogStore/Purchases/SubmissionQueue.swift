@@ -231,17 +231,10 @@ public struct SubmissionQueue: Sendable {
     }
 
     /// sql/0016's receipt_queue_record over the items, as JSON.
-    struct RecordOutcomes: PreparedQuery {
+    struct RecordOutcomes: JSONItemsQuery {
         static let name = "SubmissionQueue.RecordOutcomes"
         static let sql = "SELECT ordinal FROM receipt_queue_record($1::jsonb)"
-        static let bindingDataTypes: [PostgresDataType] = [.text]
         let items: String
-
-        func makeBindings() -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 1)
-            bindings.append(items)
-            return bindings
-        }
     }
 
     private struct OutcomeItem: Encodable {
