@@ -55,13 +55,13 @@ public struct Database: Sendable {
     /// The connection the current operation holds, if any: every statement of one operation runs on it.
     @TaskLocal static var held: PostgresConnection?
 
-    /// The newest migration applied (0 before the first), for readiness: through the pool like any request,
-    /// so that a database that is down makes it answer "unavailable" within the wait, never hang.
-    public func schemaVersion() async throws -> Int {
+    /// The versions of every migration applied (none before the first), for readiness: through the pool like
+    /// any request, so that a database that is down makes it answer "unavailable" within the wait, never hang.
+    public func appliedMigrations() async throws -> Set<Int> {
         try await translatingErrors {
             let exists = try await execute("SELECT to_regclass('schema_migrations') IS NOT NULL")
-            guard try exists.first?.decode(Bool.self) == true else { return 0 }
-            return try await execute("SELECT coalesce(max(version), 0) FROM schema_migrations").first?.decode(Int.self) ?? 0
+            guard try exists.first?.decode(Bool.self) == true else { return [] }
+            return Set(try await execute("SELECT version FROM schema_migrations").map { try $0.decode(Int.self) })
         }
     }
 

@@ -1,5 +1,7 @@
 import CatalogAPI
 import CatalogCore
+import CatalogStore
+import CatalogTestSupport
 import Foundation
 import HTTPTypes
 import NIOCore
@@ -17,6 +19,27 @@ struct CatalogAPITests {
             #expect(try expect(try await api.send(.get, "/v1/health/live"), .ok, as: Components.Schemas.Health.self).status == .ok)
             let ready = try expect(try await api.send(.get, "/v1/health/ready"), .ok, as: Components.Schemas.Health.self)
             #expect(ready.schemaVersion ?? 0 >= 1)
+        }
+    }
+
+    @Test("not ready while any migration of this build is missing, an earlier one as much as the newest")
+    func readinessNeedsEveryMigration() async throws {
+        // A database of its own: the test removes migrations' records from it.
+        let fixture = try await APIFixture.forSuite("readiness_every_migration")
+        let versions = try Migrator.bundled().map(\.version)
+        let earlier = try #require(versions.dropLast().last)
+        try await fixture.run { api in
+            #expect(try await api.send(.get, "/v1/health/ready").status == .ok)
+            // A gap below the newest: the newest is applied, yet the database is not current.
+            try await TestDatabase.execute("DELETE FROM schema_migrations WHERE version = \(earlier)", in: fixture.url)
+            let gap = try await api.send(.get, "/v1/health/ready")
+            #expect(gap.status == .serviceUnavailable)
+            let problem = String(buffer: gap.body)
+            #expect(problem.contains("lacks 1 of this server's \(versions.count) migrations (\(earlier))"), "\(problem)")
+            #expect(gap.headers[.retryAfter] == "2")
+            // Only the first applied.
+            try await TestDatabase.execute("DELETE FROM schema_migrations WHERE version > \(versions[0])", in: fixture.url)
+            #expect(try await api.send(.get, "/v1/health/ready").status == .serviceUnavailable)
         }
     }
 
