@@ -25,6 +25,15 @@
 #     written by one batch statement, as the service writes concurrent actions (bench/ceiling/batch.sql);
 #  7. measures the server's peak RSS (VmHWM) on a 100,000-product catalog (database $S_DB_100K, loaded once
 #     and kept), after requesting every app's identifier list once;
+# 7b. webhooks (issue 24): a receiver on loopback (nginx, one worker, 204 to every POST, each request's arrival
+#     time and webhook-id logged), S restarted on $S_DB allowing plain http to loopback; WEBHOOKS_ENDPOINTS
+#     endpoints (every event) registered through the API; lifecycle actions paced at WEBHOOKS_RATE/s for
+#     WEBHOOKS_WINDOW s (bench/tools/webhooks.py pace); then, once every endpoint has caught up, the delivery lag
+#     (arrival minus the event's `at`, which the appending statement sets in the committing transaction) p50/p99/
+#     max per endpoint and overall, events delivered against events committed, repeats and order
+#     (bench/tools/webhooks.py lag), and the event rate achieved, from the database. Then the actions load of
+#     step 6 (ACTIONS_CONNECTIONS clients on ACTIONS_APPS apps) without endpoints and with them, alternating for
+#     WEBHOOKS_ROUNDS rounds: committed/s of each and their ratio, and the lag under that load;
 #  8. purchases (issue 22), on a database of their own ($P_DB, made anew by every run) next to peer P of
 #     ../shared/bench/purchases (Apple's Python library; its setup.sh and start.sh): S trusts only the
 #     harness's test root; app com.example.bench accepts Sandbox only, with a client key. First the
@@ -39,16 +48,21 @@
 #     docs/performance.md, and stops what it started (the peers and PostgreSQL only if it started them).
 #
 # Knobs (environment; defaults in brackets):
-#   BENCH_QUICK=1            ROUNDS=1 WRK_WARMUP=5 WRK_DURATION=10 ACTIONS_DURATION=10, no CPU breakdown
+#   BENCH_QUICK=1            ROUNDS=1 WRK_WARMUP=5 WRK_DURATION=10 ACTIONS_DURATION=10, no CPU breakdown,
+#                            WEBHOOKS_WINDOW=15 WEBHOOKS_ROUNDS=1
 #   ROUNDS [3] WRK_WARMUP [30] WRK_DURATION [20] WRK_* ...   passed to the peers' rounds.sh / run.sh
 #   BENCH_PEERS ["A B"]      peers measured next to S (C = Flask may be added)
-#   BENCH_STEPS ["check rounds actions ceiling rss purchases receipts"]   which measurements to run; the
-#                            catalog (setup, load, S on $S_DB) only for the first five, e.g.
+#   BENCH_STEPS ["check rounds actions ceiling rss webhooks purchases receipts"]   which measurements to run;
+#                            the catalog (setup, load, S on $S_DB) only for the first six, peers A and B only
+#                            for check and rounds, e.g.
 #                            BENCH_STEPS=purchases runs only the signed-transaction comparison with peer P
 #   BENCH_CPU_BREAKDOWN [1, 0 if quick]        peers' tools/cpu_breakdown.sh for S, B, A on the typical app
 #   ACTIONS_CONNECTIONS [32] ACTIONS_THREADS [2] ACTIONS_DURATION [20] ACTIONS_WARMUP [5]
 #   ACTIONS_APPS [32] ACTIONS_PER_APP [100]     the transition benchmark's apps and their products
 #   RSS_APPS [200] RSS_PER_APP [500]            the 100,000-product catalog
+#   WEBHOOKS_ENDPOINTS [4] WEBHOOKS_RATE [1000] WEBHOOKS_WINDOW [60, 15 if quick] WEBHOOKS_CONNECTIONS [16]
+#   WEBHOOKS_ROUNDS [2, 1 if quick]  WEBHOOKS_DRAIN [180] (most seconds to wait for the endpoints to catch up)
+#   WEBHOOKS_PORT [18093]    the receiver's port
 #   PURCHASES_ROUNDS [3, 1 if quick]  runs of P and of S, alternating; PURCHASES_CONNECTIONS [64]
 #   PURCHASES_WARMUP [10, 5 if quick] (before each server's first run only) PURCHASES_DURATION [20, 10 if quick]
 #   PURCHASES_N [300000]     signed transactions the harness's setup.sh makes (each run's ledgers start empty,
@@ -81,7 +95,7 @@ source "$PEERS_DIR/config.sh"
 
 COMMAND=""   # as given, for the report
 for v in BENCH_QUICK ROUNDS WRK_WARMUP WRK_DURATION BENCH_PEERS BENCH_STEPS ACTIONS_APPS ACTIONS_CONNECTIONS ACTIONS_DURATION \
-         PURCHASES_ROUNDS PURCHASES_DURATION RECEIPTS_DURATION RECEIPTS_CONCURRENCY RECEIPTS_WINDOW; do
+         WEBHOOKS_RATE WEBHOOKS_WINDOW WEBHOOKS_ROUNDS PURCHASES_ROUNDS PURCHASES_DURATION RECEIPTS_DURATION RECEIPTS_CONCURRENCY RECEIPTS_WINDOW; do
   [ -n "${!v:-}" ] && COMMAND+="$v=${!v} "
 done
 COMMAND+="bench/run.sh"
@@ -91,15 +105,19 @@ if [ "${BENCH_QUICK:-0}" = 1 ]; then
   PURCHASES_ROUNDS="${PURCHASES_ROUNDS:-1}" PURCHASES_WARMUP="${PURCHASES_WARMUP:-5}"
   PURCHASES_DURATION="${PURCHASES_DURATION:-10}" RECEIPTS_WARMUP="${RECEIPTS_WARMUP:-3}"
   RECEIPTS_DURATION="${RECEIPTS_DURATION:-10}" RECEIPTS_WINDOW="${RECEIPTS_WINDOW:-30}"
+  WEBHOOKS_WINDOW="${WEBHOOKS_WINDOW:-15}" WEBHOOKS_ROUNDS="${WEBHOOKS_ROUNDS:-1}"
 fi
 export ROUNDS="${ROUNDS:-3}" WRK_WARMUP="${WRK_WARMUP:-30}" WRK_DURATION="${WRK_DURATION:-20}"
 BENCH_PEERS="${BENCH_PEERS:-A B}"
-BENCH_STEPS="${BENCH_STEPS:-check rounds actions ceiling rss purchases receipts}"
+BENCH_STEPS="${BENCH_STEPS:-check rounds actions ceiling rss webhooks purchases receipts}"
 BENCH_CPU_BREAKDOWN="${BENCH_CPU_BREAKDOWN:-1}"
 ACTIONS_CONNECTIONS="${ACTIONS_CONNECTIONS:-32}" ACTIONS_THREADS="${ACTIONS_THREADS:-2}"
 ACTIONS_DURATION="${ACTIONS_DURATION:-20}" ACTIONS_WARMUP="${ACTIONS_WARMUP:-5}"
 ACTIONS_APPS="${ACTIONS_APPS:-32}" ACTIONS_PER_APP="${ACTIONS_PER_APP:-100}"
 RSS_APPS="${RSS_APPS:-200}" RSS_PER_APP="${RSS_PER_APP:-500}"
+WEBHOOKS_ENDPOINTS="${WEBHOOKS_ENDPOINTS:-4}" WEBHOOKS_RATE="${WEBHOOKS_RATE:-1000}" WEBHOOKS_WINDOW="${WEBHOOKS_WINDOW:-60}"
+WEBHOOKS_CONNECTIONS="${WEBHOOKS_CONNECTIONS:-16}" WEBHOOKS_ROUNDS="${WEBHOOKS_ROUNDS:-2}"
+WEBHOOKS_DRAIN="${WEBHOOKS_DRAIN:-180}" WEBHOOKS_PORT="${WEBHOOKS_PORT:-18093}"
 PURCHASES_ROUNDS="${PURCHASES_ROUNDS:-3}" PURCHASES_CONNECTIONS="${PURCHASES_CONNECTIONS:-64}"
 PURCHASES_WARMUP="${PURCHASES_WARMUP:-10}" PURCHASES_DURATION="${PURCHASES_DURATION:-20}"
 PURCHASES_N="${PURCHASES_N:-300000}" RECEIPTS_N="${RECEIPTS_N:-150000}"
@@ -119,7 +137,7 @@ OUT="$BENCH_RUN_DIR/iap-$(date -u +%Y%m%dT%H%M%SZ)"
 FACTS="$OUT/facts.txt"
 has_step() { [[ " $BENCH_STEPS " == *" $1 "* ]]; }
 # The identifier catalog ($S_DB, S serving it) is loaded and started only for the steps that measure it.
-CATALOG=0; for step in check rounds actions ceiling rss; do has_step "$step" && CATALOG=1; done
+CATALOG=0; for step in check rounds actions ceiling rss webhooks; do has_step "$step" && CATALOG=1; done
 fact() { printf '%s=%s\n' "$1" "$2" >> "$FACTS"; }
 psql_as() {  # DB [psql args...]: psql as the cluster's superuser ($BENCH_PGUSER)
   local db="$1"; shift
@@ -156,6 +174,7 @@ cleanup() {
   fi
   stop_server peer-s
   stop_server peer-standin
+  stop_server peer-receiver
   for name in "${STARTED[@]}"; do stop_server "$name"; done
   if [ "$STARTED_PG" = 1 ]; then
     log "stopping PostgreSQL (this run started it)"
@@ -176,7 +195,7 @@ log "output: $OUT"
 as_bench "$PG_BIN/pg_ctl" -D "$BENCH_PGDATA" status >/dev/null 2>&1 || STARTED_PG=1
 [ -s "$BENCH_PGDATA/PG_VERSION" ] || STARTED_PG=1
 before=()
-[ "$CATALOG" = 1 ] || BENCH_PEERS=""   # A and B serve identifier lists only
+has_step check || has_step rounds || BENCH_PEERS=""   # A and B serve identifier lists only
 for p in $BENCH_PEERS; do
   case "$p" in A) n=peer-a m=uvicorn;; B) n=peer-b m=nginx;; C) n=peer-c m=gunicorn;; *) echo "BENCH_PEERS: A, B or C" >&2; exit 2;; esac
   proc_alive "$n" "$m" || before+=("$n")
@@ -188,6 +207,7 @@ STARTED=("${before[@]}")
 # A server left by an earlier run (BENCH_KEEP=1) is replaced: it may run another binary or database.
 stop_server peer-s
 stop_server peer-standin
+stop_server peer-receiver
 
 # ------------------------------------------------------------------ 2. the service's databases
 [ -x "$IAP_SERVER" ] || { echo "no release build at $IAP_SERVER (swift build -c release --product iap-server)" >&2; exit 1; }
@@ -255,6 +275,13 @@ if [ "$CATALOG" = 1 ]; then
   TOKEN="$(admin_key "$S_DB")"
 fi
 
+api() {  # METHOD PATH TOKEN [BODY]: the service's answer; stops the run on anything but a 2xx
+  local out status
+  out="$(curl -s --max-time 30 -w '\n%{http_code}' -X "$1" -H "Authorization: Bearer $3" \
+    -H 'Content-Type: application/json' ${4:+--data-binary "$4"} "http://127.0.0.1:$S_PORT$2")" || true
+  status="${out##*$'\n'}"; out="${out%$'\n'*}"
+  case "$status" in 2??) printf '%s' "$out";; *) echo "run.sh: $1 $2 answered ${status:-nothing}: $out" >&2; exit 1;; esac
+}
 start_service() {  # DB [NAME=VALUE...]: start S on DB like the peers (start-extra.sh), with this run's settings
   local db="$1"; shift
   env DATABASE_URL="$(url_of "$S_ROLE" "$db")" LOG_LEVEL=warning LOG_FORMAT=json \
@@ -485,18 +512,165 @@ PY
 fi
 cp "$BENCH_RUN_DIR/peer-s.log" "$OUT/server.log" 2>/dev/null || true
 
+# ------------------------------------------------------------------ 7b. webhooks: delivery lag, and what they cost the actions
+# Issue 24. The receiver is nginx (one worker, started like the peers): it answers 204 to every POST at once
+# and logs each request's arrival ($msec, when its body has been read), path and webhook-id (evt_<sequence>) in
+# the order the requests complete; an endpoint's deliveries come one at a time, so that is their order. The
+# events' `at` (set by the statement that appends each, inside its committing transaction) comes from the
+# database; lag = arrival - at. Each phase registers its own endpoints (paths /PHASE/1..N) and deletes them.
+WH_DIR="$S_RUN_DIR/receiver"
+wh_sql() { psql_as "$S_DB" -Atc "$1"; }
+wh_max_sequence() { wh_sql "SELECT coalesce(max(sequence), 0) FROM history_events"; }
+wh_create() {  # PHASE: registers the endpoints http://127.0.0.1:$WEBHOOKS_PORT/PHASE/1..N (every event); WH_IDS
+  local n
+  WH_IDS=()
+  for n in $(seq "$WEBHOOKS_ENDPOINTS"); do
+    api POST /v1/webhooks "$TOKEN" "{\"url\":\"http://127.0.0.1:$WEBHOOKS_PORT/$1/$n\"}" > "$OUT/webhook.json"
+    WH_IDS+=("$(python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])' < "$OUT/webhook.json")")
+  done
+  rm -f "$OUT/webhook.json"   # it holds the endpoint's secret
+  sleep 3   # every endpoint leased and its worker following the history (leases are looked for every second)
+}
+wh_delete() {
+  local id
+  for id in "${WH_IDS[@]}"; do api DELETE "/v1/webhooks/$id" "$TOKEN" >/dev/null; done
+  WH_IDS=()
+}
+wh_ids_sql() { printf "'%s'," "${WH_IDS[@]}" | sed 's/,$//'; }
+wh_drain() {  # THROUGH: waits (at most WEBHOOKS_DRAIN s) until every endpoint's cursor passed THROUGH; prints seconds
+  local t0 now through
+  t0="$(date +%s.%N)"
+  while :; do
+    through="$(wh_sql "SELECT coalesce(min(delivered_through), 0) FROM webhook_endpoints WHERE id IN ($(wh_ids_sql))")"
+    now="$(date +%s.%N)"
+    [ "$through" -ge "$1" ] && break
+    if awk -v a="$now" -v b="$t0" -v l="$WEBHOOKS_DRAIN" 'BEGIN { exit !(a - b > l) }'; then
+      log "webhooks: the endpoints did not catch up within $WEBHOOKS_DRAIN s (cursor $through, events through $1)"; break
+    fi
+    sleep 0.2
+  done
+  awk -v a="$now" -v b="$t0" 'BEGIN { printf "%.1f", a - b }'
+}
+wh_lag() {  # KEY PHASE FROM THROUGH: the lag of PHASE's endpoints over the events numbered FROM+1..THROUGH; facts KEY_*
+  local key="$1" phase="$2" from="$3" through="$4" line kv endpoint
+  wh_sql "SELECT sequence, extract(epoch FROM at) FROM history_events WHERE sequence > $from AND sequence <= $through
+          ORDER BY sequence" | tr '|' ' ' > "$OUT/$key-events.txt"
+  sleep 2   # the receiver writes its log at least every second
+  python3 "$BENCH_DIR/tools/webhooks.py" lag "$WH_DIR/access.log" "$OUT/$key-events.txt" "/$phase" "$WEBHOOKS_ENDPOINTS" \
+    > "$OUT/$key-lag.txt"
+  while read -r line; do
+    endpoint="$(sed 's/.* endpoint=\([^ ]*\).*/\1/' <<< "$line")"
+    for kv in ${line#WEBHOOKS_LAG }; do
+      [ "${kv%%=*}" = endpoint ] || echo "${key}_lag_${endpoint}_${kv%%=*}=${kv#*=}"
+    done
+  done < <(grep '^WEBHOOKS_LAG ' "$OUT/$key-lag.txt") >> "$FACTS"
+  { echo "${key}_failing=$(wh_sql "SELECT count(*) FROM webhook_endpoints WHERE id IN ($(wh_ids_sql))
+                                   AND (failed_attempts > 0 OR disabled_at IS NOT NULL)")"
+    echo "${key}_attempts_failed=$(wh_sql "SELECT count(*) FROM webhook_attempts WHERE endpoint_id IN ($(wh_ids_sql))
+                                           AND outcome <> 'delivered'")"; } >> "$FACTS"
+  sed "s/^/  $phase: /" "$OUT/$key-lag.txt"
+}
+if has_step webhooks; then
+  stop_server peer-s
+  start_service "$S_DB" WEBHOOK_ALLOW_LOOPBACK_HTTP=1
+  rm -rf "$WH_DIR"; mkdir -p "$WH_DIR/tmp"
+  cat > "$WH_DIR/nginx.conf" <<CONF
+# The webhooks step's receiver (bench/run.sh): 204 to every request, one access-log line per request.
+worker_processes 1;
+daemon off;
+pid $WH_DIR/nginx.pid;
+error_log $WH_DIR/error.log warn;
+events { worker_connections 1024; }
+http {
+    server_tokens off;
+    keepalive_timeout 300s;
+    keepalive_requests 100000000;
+    client_body_temp_path $WH_DIR/tmp;
+    proxy_temp_path $WH_DIR/tmp;
+    fastcgi_temp_path $WH_DIR/tmp;
+    uwsgi_temp_path $WH_DIR/tmp;
+    scgi_temp_path $WH_DIR/tmp;
+    log_format delivery '\$msec \$uri \$http_webhook_id \$status';
+    access_log $WH_DIR/access.log delivery buffer=256k flush=1s;
+    server {
+        listen 127.0.0.1:$WEBHOOKS_PORT;
+        location / { return 204; }
+    }
+}
+CONF
+  chown -R "$BENCH_USER" "$WH_DIR"
+  start_bg peer-receiver nginx "$WH_DIR" "$(command -v nginx || echo /usr/sbin/nginx)" -e "$WH_DIR/error.log" -c "$WH_DIR/nginx.conf"
+  for i in $(seq 50); do
+    [ "$(curl -s -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:$WEBHOOKS_PORT/ready")" = 204 ] && break
+    sleep 0.1
+  done
+  [ "$(curl -s -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:$WEBHOOKS_PORT/ready")" = 204 ] \
+    || { cat "$WH_DIR/error.log" >&2; echo "the webhook receiver did not start on 127.0.0.1:$WEBHOOKS_PORT" >&2; exit 1; }
+  log "webhooks: S (pid $S_PID) allows http to loopback; receiver nginx (pid $(cat "$BENCH_RUN_DIR/peer-receiver.pid")) on" \
+      "127.0.0.1:$WEBHOOKS_PORT"
+  wh_filter="app LIKE '$ACTIONS_PREFIX%'"
+  { echo "webhooks_endpoints=$WEBHOOKS_ENDPOINTS"; echo "webhooks_rate=$WEBHOOKS_RATE"; echo "webhooks_window=$WEBHOOKS_WINDOW"
+    echo "webhooks_connections=$WEBHOOKS_CONNECTIONS"; echo "webhooks_rounds=$WEBHOOKS_ROUNDS"; } >> "$FACTS"
+  if [ "$ACTIONS_WARMUP" != 0 ]; then
+    write_plan "$wh_filter"
+    log "webhooks: warm-up ${ACTIONS_WARMUP} s of actions (no endpoints)"
+    action_wrk "$ACTIONS_WARMUP" > "$OUT/webhooks-warmup.txt"; sleep 2
+  fi
+
+  # The lag at a steady WEBHOOKS_RATE events per second.
+  wh_create lag
+  write_plan "$wh_filter"
+  from="$(wh_max_sequence)"
+  log "webhooks: $WEBHOOKS_ENDPOINTS endpoints; actions paced at $WEBHOOKS_RATE/s for $WEBHOOKS_WINDOW s" \
+      "($WEBHOOKS_CONNECTIONS connections, bench/tools/webhooks.py pace)"
+  BENCH_TOKEN="$TOKEN" timeout -k 5 $((WEBHOOKS_WINDOW + 60)) "${PRIO[@]}" python3 "$BENCH_DIR/tools/webhooks.py" pace \
+    "http://127.0.0.1:$S_PORT" "$OUT/plan.txt" "$WEBHOOKS_RATE" "$WEBHOOKS_WINDOW" "$WEBHOOKS_CONNECTIONS" \
+    > "$OUT/webhooks-pace.txt" 2>&1 || true
+  line="$(grep '^WEBHOOKS_PACE ' "$OUT/webhooks-pace.txt" | tail -1 || true)"
+  [ -n "$line" ] || { cat "$OUT/webhooks-pace.txt" >&2; echo "webhooks.py pace printed no result" >&2; exit 1; }
+  for kv in ${line#WEBHOOKS_PACE }; do echo "webhooks_pace_$kv"; done >> "$FACTS"
+  sleep 1   # the requests in flight commit
+  through="$(wh_max_sequence)"
+  drained="$(wh_drain "$through")"
+  read -r events span < <(wh_sql "SELECT count(*), extract(epoch FROM max(at) - min(at)) FROM history_events
+                                  WHERE sequence > $from AND sequence <= $through" | tr '|' ' ')
+  { echo "webhooks_events=$events"; echo "webhooks_events_span_s=$span"; echo "webhooks_drain_s=$drained"
+    echo "webhooks_events_per_s=$(awk -v n="$events" -v s="$span" 'BEGIN { printf "%.1f", (s > 0 ? n / s : 0) }')"; } >> "$FACTS"
+  log "webhooks: $(sed 's/^WEBHOOKS_PACE //' <<< "$line")"
+  log "webhooks: $events events committed over $span s (from the database); every endpoint caught up $drained s after"
+  wh_lag webhooks lag "$from" "$through"
+  wh_delete
+
+  # The actions of step 6 without endpoints and with them, alternating.
+  for round in $(seq "$WEBHOOKS_ROUNDS"); do
+    order="off on"; [ $((round % 2)) = 0 ] && order="on off"
+    for mode in $order; do
+      key="webhooks_${mode}_$round"
+      [ "$mode" = off ] || wh_create "actions-$round"
+      from="$(wh_max_sequence)"
+      measure_actions "$key" "$wh_filter" "webhooks $mode, round $round/$WEBHOOKS_ROUNDS"
+      if [ "$mode" = on ]; then
+        through="$(wh_max_sequence)"
+        backlog="$(wh_sql "SELECT $through - coalesce(min(delivered_through), 0) FROM webhook_endpoints WHERE id IN ($(wh_ids_sql))")"
+        drained="$(wh_drain "$through")"
+        { echo "${key}_backlog=$backlog"; echo "${key}_drain_s=$drained"; } >> "$FACTS"
+        log "webhooks: after the run (and the chains' verification) the endpoints were $backlog events behind;" \
+            "caught up $drained s later"
+        wh_lag "$key" "actions-$round" "$from" "$through"
+        wh_delete
+      fi
+    done
+  done
+  stop_server peer-receiver
+  cp "$WH_DIR/access.log" "$OUT/webhooks-receiver.log" 2>/dev/null || true
+  cp "$BENCH_RUN_DIR/peer-s.log" "$OUT/server-webhooks.log" 2>/dev/null || true
+fi
+
 # ------------------------------------------------------------------ 8. purchases: signed transactions
 # On a database of their own, made anew by every run, next to peer P (../shared/bench/purchases, Apple's Python
 # library). Both ledgers start empty and both servers from the first body, so that every request of every run
 # is a transaction its ledger has not seen (while PURCHASES_N lasts: "new %" says so).
 PY_VENV="$BENCH_VENV/bin/python"
-api() {  # METHOD PATH TOKEN [BODY]: the service's answer; stops the run on anything but a 2xx
-  local out status
-  out="$(curl -s --max-time 30 -w '\n%{http_code}' -X "$1" -H "Authorization: Bearer $3" \
-    -H 'Content-Type: application/json' ${4:+--data-binary "$4"} "http://127.0.0.1:$S_PORT$2")" || true
-  status="${out##*$'\n'}"; out="${out%$'\n'*}"
-  case "$status" in 2??) printf '%s' "$out";; *) echo "run.sh: $1 $2 answered ${status:-nothing}: $out" >&2; exit 1;; esac
-}
 purchases_app() {  # BUNDLE STORE_SETTINGS_JSON: the app (and the harness's products), its store settings; prints a client key
   local bundle="$1" product
   api POST /v1/apps "$P_TOKEN" "{\"bundleId\":\"$bundle\",\"name\":\"bench $bundle\"}" >/dev/null

@@ -28,6 +28,7 @@ TARGET_RPS_B, TARGET_RPS_A, TARGET_P99_B = 0.8, 20.0, 1.5
 TARGET_ACTIONS, TARGET_RSS_MB = 2000.0, 100.0
 TARGET_SIGNED_RATIO, TARGET_SIGNED_RPS, TARGET_SIGNED_P99 = 3.0, 3000.0, 25.0
 TARGET_INTAKE_RPS, TARGET_VERIFIED_PER_S, TARGET_RECEIPTS_RSS_MB = 3000.0, 500.0, 200.0
+TARGET_WEBHOOK_P99_MS, TARGET_WEBHOOK_RATIO = 1000.0, 0.90
 
 
 def load_tsv(path):
@@ -134,6 +135,32 @@ def receipts(facts):
     return out
 
 
+def webhooks(facts):
+    """Webhooks: the lag phase's figures, and the actions with and without endpoints (medians over rounds)."""
+    f = facts.get
+    out = {}
+    if f("webhooks_lag_all_p99_ms"):
+        n = int(f("webhooks_endpoints"))
+        ends = [str(k) for k in range(1, n + 1)]
+        g = lambda e, k: f(f"webhooks_lag_{e}_{k}")
+        out["lag"] = {e: {k: g(e, k) for k in ("committed", "delivered", "missing", "repeated", "out_of_order",
+                                               "p50_ms", "p99_ms", "max_ms")} for e in ends + ["all"]}
+        out["p99"] = float(g("all", "p99_ms"))
+        out["all_delivered"] = all(g(e, "missing") == "0" for e in ends)
+        out["in_order"] = all(g(e, "out_of_order") == "0" for e in ends)
+        out["ok_p99"] = out["p99"] <= TARGET_WEBHOOK_P99_MS and out["all_delivered"]
+    rounds = int(f("webhooks_rounds") or 0)
+    off = [float(f(f"webhooks_off_{r}_ok_per_s")) for r in range(1, rounds + 1) if f(f"webhooks_off_{r}_ok_per_s")]
+    on = [float(f(f"webhooks_on_{r}_ok_per_s")) for r in range(1, rounds + 1) if f(f"webhooks_on_{r}_ok_per_s")]
+    if off and on:
+        out["off"], out["on"] = statistics.median(off), statistics.median(on)
+        out["off_runs"], out["on_runs"] = "/".join(f"{x:,.0f}" for x in off), "/".join(f"{x:,.0f}" for x in on)
+        out["ratio"] = out["on"] / out["off"] if out["off"] else float("nan")
+        out["ok_ratio"] = out["ratio"] >= TARGET_WEBHOOK_RATIO
+        out["rounds"] = rounds
+    return out
+
+
 def console(med, rat, facts):
     lines = []
     for s, title in SCENARIOS.items():
@@ -205,6 +232,31 @@ def console(med, rat, facts):
                      f"{f('receipts_backlog_end')}{' (RAN OUT: the rate is a lower bound)' if f('receipts_starved') == '1' else ''}; "
                      f"invalid {f('receipts_invalid')}, failed {f('receipts_failed')}; "
                      f"server VmHWM {rec['hwm_mb']:.1f} MB (target <= {TARGET_RECEIPTS_RSS_MB:.0f}: {ok(rec['ok_rss'])})")
+    wh = webhooks(facts)
+    if "lag" in wh:
+        lines.append(f"\nwebhooks: {f('webhooks_endpoints')} endpoints (every event), actions paced at {f('webhooks_rate')}/s "
+                     f"for {f('webhooks_window')} s: {f('webhooks_events')} events committed, "
+                     f"{float(f('webhooks_events_per_s')):,.0f}/s (from the database; the client: {f('webhooks_pace_ok')} 2xx, "
+                     f"non-2xx {f('webhooks_pace_non2xx')}, late sends p99 {f('webhooks_pace_late_p99_ms')} ms); "
+                     f"every endpoint caught up {f('webhooks_drain_s')} s after the last")
+        for e, m in wh["lag"].items():
+            lines.append(f"  endpoint {e}: delivered {m['delivered']} of {m['committed']}"
+                         + (f" (missing {m['missing']}, repeated {m['repeated']}, out of order {m['out_of_order']})" if e != "all" else "")
+                         + f"; lag p50 {m['p50_ms']} ms, p99 {m['p99_ms']} ms, max {m['max_ms']} ms")
+        lines.append(f"  delivery lag p99 {wh['p99']:,.0f} ms, every event delivered, in order (target p99 <= "
+                     f"{TARGET_WEBHOOK_P99_MS:,.0f} ms): {ok(wh['ok_p99'] and wh['in_order'])}")
+    if "ratio" in wh:
+        lines.append(f"actions with {f('webhooks_endpoints')} endpoints: {wh['on']:,.0f} committed/s (runs {wh['on_runs']}), "
+                     f"without: {wh['off']:,.0f}/s (runs {wh['off_runs']}): ratio {wh['ratio']:.3f} (target >= "
+                     f"{TARGET_WEBHOOK_RATIO}: {ok(wh['ok_ratio'])})")
+        for r in range(1, wh["rounds"] + 1):
+            g = lambda k: f(f"webhooks_on_{r}_{k}")
+            if g("lag_all_p99_ms"):
+                lines.append(f"  round {r} with endpoints: lag p50 {g('lag_all_p50_ms')} ms, p99 {g('lag_all_p99_ms')} ms, "
+                             f"max {g('lag_all_max_ms')} ms; delivered {g('lag_all_delivered')} of {g('lag_all_committed')}; "
+                             f"{g('backlog')} events behind after the run, caught up {g('drain_s')} s later; "
+                             f"CPU per action: server {g('server_ms')} ms (without: {f(f'webhooks_off_{r}_server_ms')}), "
+                             f"PostgreSQL {g('postgres_ms')} ms (without: {f(f'webhooks_off_{r}_postgres_ms')})")
     return "\n".join(lines)
 
 
@@ -355,6 +407,46 @@ def markdown(med, rat, facts):
                    f"≥ {TARGET_VERIFIED_PER_S:,.0f}: {'met' if rec['ok_verified'] else '**missed**'} |")
         out.append(f"| ... server peak RSS (VmHWM) over intake and verification | {rec['hwm_mb']:.1f} MB | "
                    f"≤ {TARGET_RECEIPTS_RSS_MB:.0f} MB: {'met' if rec['ok_rss'] else '**missed**'} |")
+    wh = webhooks(facts)
+    if wh:
+        out.append("")
+        out.append("#### Webhooks: delivery lag and what deliveries cost the actions")
+        out.append("")
+    if "lag" in wh:
+        out.append(f"{f('webhooks_endpoints')} endpoints on a receiver on loopback (nginx, 204 at once), every event; "
+                   f"lifecycle actions paced at {f('webhooks_rate')}/s for {f('webhooks_window')} s by "
+                   f"`bench/tools/webhooks.py pace` ({f('webhooks_connections')} connections): "
+                   f"**{float(f('webhooks_events_per_s')):,.0f} events/s** achieved ({f('webhooks_events')} events "
+                   f"committed over {float(f('webhooks_events_span_s')):.1f} s, from the database; non-2xx "
+                   f"{f('webhooks_pace_non2xx')}, sends late p99 {f('webhooks_pace_late_p99_ms')} ms). Lag = arrival at the "
+                   f"receiver − the event's `at` (set in its committing transaction); every endpoint caught up "
+                   f"{f('webhooks_drain_s')} s after the last event.")
+        out.append("")
+        out.append("| endpoint | delivered / committed | missing | repeated | out of order | lag p50 ms | p99 ms | max ms |")
+        out.append("|---|---:|---:|---:|---:|---:|---:|---:|")
+        for e, m in wh["lag"].items():
+            out.append(f"| {e} | {m['delivered']} / {m['committed']} | {m['missing'] or '-'} | {m['repeated'] or '-'} | "
+                       f"{m['out_of_order'] or '-'} | {m['p50_ms']} | {m['p99_ms']} | {m['max_ms']} |")
+        out.append("")
+    if wh:
+        out += ["| measure | value | target |", "|---|---:|---|"]
+    if "lag" in wh:
+        out.append(f"| delivery lag p99, every endpoint, every event delivered in order | {wh['p99']:,.0f} ms | "
+                   f"≤ {TARGET_WEBHOOK_P99_MS:,.0f} ms: {'met' if wh['ok_p99'] and wh['in_order'] else '**missed**'} |")
+    if "ratio" in wh:
+        out.append(f"| actions committed/s with {f('webhooks_endpoints')} endpoints / without (step 6's load, "
+                   f"{wh['rounds']} round(s) alternating, medians: {wh['on']:,.0f} / {wh['off']:,.0f}; runs "
+                   f"{wh['on_runs']} / {wh['off_runs']}) | {wh['ratio']:.3f} | ≥ {TARGET_WEBHOOK_RATIO}: "
+                   f"{'met' if wh['ok_ratio'] else '**missed**'} |")
+        for r in range(1, wh["rounds"] + 1):
+            g = lambda k: f(f"webhooks_on_{r}_{k}")
+            if g("lag_all_p99_ms"):
+                out.append(f"| ... round {r} with endpoints: lag p50 / p99 / max; delivered / committed; behind after the "
+                           f"run, caught up after | {g('lag_all_p50_ms')} / {g('lag_all_p99_ms')} / {g('lag_all_max_ms')} ms; "
+                           f"{g('lag_all_delivered')} / {g('lag_all_committed')}; {g('backlog')} events, {g('drain_s')} s | |")
+                out.append(f"| ... round {r}: CPU per action, server / PostgreSQL, with endpoints; without | "
+                           f"{g('server_ms')} / {g('postgres_ms')} ms; {f(f'webhooks_off_{r}_server_ms')} / "
+                           f"{f(f'webhooks_off_{r}_postgres_ms')} ms | |")
     if f("cpu_breakdown_S"):
         out.append("")
         out.append("#### Where the CPU goes (peers' `tools/cpu_breakdown.sh`, typical app, one 15 s run each)")
