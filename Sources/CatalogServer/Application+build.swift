@@ -86,6 +86,7 @@ public func buildApplication(_ arguments: some ServerArguments) async throws -> 
                                  lifecycleChanges: { database.unansweredLifecycleChanges },
                                  submissions: { database.unansweredSubmissions })
     let signals = SubmissionSignals()
+    let schema = SchemaReady()
     let storeSettings = StoreSettingsCache()
     let webhookSettings = arguments.webhooks
     let webhookSender = WebhookSender(settings: webhookSettings.sender, resolver: webhookSettings.resolver, logger: logger)
@@ -107,7 +108,8 @@ public func buildApplication(_ arguments: some ServerArguments) async throws -> 
         // request's place in line, and requests holding every connection would stall verification.
         let verifying = Database(client: client, logger: databaseLogger, batching: true)
         services.append(ReceiptVerificationService(database: verifying, signals: signals, storeSettings: storeSettings,
-                                                   settings: settings, metrics: metrics.receipts, logger: logger))
+                                                   settings: settings, metrics: metrics.receipts, schema: schema,
+                                                   logger: logger))
     }
     services.append(deliveries)
     var app = Application(
@@ -124,6 +126,7 @@ public func buildApplication(_ arguments: some ServerArguments) async throws -> 
             try await migrator.migrate(client)
         }
         logger.info("database ready", metadata: ["database": "\(arguments.databaseURL)", "applied": "\(applied)"])
+        schema.open()
     }
     return app
 }

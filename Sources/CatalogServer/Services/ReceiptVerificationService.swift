@@ -35,6 +35,7 @@ final class ReceiptVerificationService: Service {
     private let metrics: ReceiptVerificationMetrics
     private let logger: Logger
     private let held = HeldAttempts()
+    private let schema: SchemaReady
 
     /// The shortest pause between two leases while others hold the due submissions (they are leasing them now).
     private static let contendedPause: Duration = .milliseconds(100)
@@ -42,8 +43,10 @@ final class ReceiptVerificationService: Service {
     private static let gathering: Duration = .milliseconds(20)
 
     init(database: Database, signals: SubmissionSignals, storeSettings: StoreSettingsCache,
-         settings: ReceiptVerificationSettings, metrics: ReceiptVerificationMetrics, logger: Logger) {
+         settings: ReceiptVerificationSettings, metrics: ReceiptVerificationMetrics, schema: SchemaReady,
+         logger: Logger) {
         self.database = database
+        self.schema = schema
         queue = database.queue
         self.signals = signals
         self.storeSettings = storeSettings
@@ -56,6 +59,12 @@ final class ReceiptVerificationService: Service {
     }
 
     func run() async throws {
+        // Not one statement before the migrations (SchemaReady says why); stopping before them ends the wait.
+        await cancelWhenGracefulShutdown { [schema] in await schema.wait() }
+        guard schema.isOpen else {
+            try? await client.shutdown()
+            return
+        }
         logger.info("receipt verification started", metadata: [
             "appstore.production": "\(settings.appStore.productionURL)",
             "appstore.sandbox": "\(settings.appStore.sandboxURL)",
