@@ -387,8 +387,11 @@ let package = Package(
                 "CatalogStore",
                 "CatalogTestSupport",
                 "PurchaseCore",
-                // Not imported: the process tests run its binary, which this makes SwiftPM build first.
+                // Not imported: the process tests run their binaries (the purchase walkthrough all three), which
+                // this makes SwiftPM build first.
                 "iap-server",
+                "iap-admin",
+                "appstore-standin",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
