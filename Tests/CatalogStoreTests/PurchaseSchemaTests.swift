@@ -42,6 +42,51 @@ struct PurchaseSchemaTests {
         }
     }
 
+    @Test("a lookup by the ledger's key uses the key's index before the table has statistics (0022)")
+    func keyLookupBeforeStatistics() async throws {
+        // A database of its own whose ledger is never analyzed (autovacuum off for it): the planner knows only
+        // the table's size. The foreign keys of ledger_sources and account_signals look a transaction up
+        // exactly so, with a plan each connection keeps.
+        let url = try await TestDatabase.forSuite("ledger_plan_unanalyzed")
+        try await TestDatabase.execute("ALTER TABLE ledger_transactions SET (autovacuum_enabled = off)", in: url)
+        let bundleID = "com.example.plans"
+        try await TestDatabase.withDatabase(url) { database in
+            let keyID = try await Self.world(database, bundleID)
+            try await StoreFixtures.run("""
+                SELECT count(*) FROM purchases_record_signed((
+                    SELECT jsonb_agg(jsonb_build_object(
+                        'app', '\(bundleID)', 'keyId', '\(keyID)', 'accountToken', '',
+                        'proofSha256', encode(sha256(n::text::bytea), 'hex'), 'environment', 'Production',
+                        'actor', jsonb_build_object('keyId', '\(keyID)', 'name', 'client', 'role', 'client'),
+                        'facts', jsonb_build_object('environment', 'Production', 'transactionId', (2000 + n)::text,
+                                                    'originalTransactionId', (2000 + n)::text, 'productId', 'coins',
+                                                    'quantity', 1, 'purchaseDate', '2025-11-01T10:00:00.000Z')))
+                    FROM generate_series(1, 2000) AS n))
+                """, in: database)
+        }
+        let plan = try await TestDatabase.withClient(url, maximumConnections: 1) { client in
+            try await client.withConnection { connection in
+                for sql in [
+                    """
+                    PREPARE key_lookup(text, store_environment, text) AS
+                    SELECT 1 FROM ONLY ledger_transactions x
+                    WHERE app = $1 AND environment::anyenum = $2::anyenum AND transaction_id = $3 FOR KEY SHARE OF x
+                    """,
+                    "SET plan_cache_mode = force_generic_plan",
+                ] {
+                    _ = try await connection.query(PostgresQuery(unsafeSQL: sql), logger: connection.logger).collect()
+                }
+                let rows = try await connection.query(
+                    PostgresQuery(unsafeSQL: "EXPLAIN EXECUTE key_lookup('\(bundleID)', 'Production', '2500')"),
+                    logger: connection.logger
+                ).collect()
+                return try rows.map { try $0.decode(String.self) }.joined(separator: "\n")
+            }
+        }
+        #expect(plan.contains("Index Scan using ledger_transactions_pkey"), "\(plan)")
+        #expect(!plan.contains("Filter"), "\(plan)")
+    }
+
     @Test("the database's purchase enums hold exactly the domain's cases")
     func enumsAgree() async throws {
         let url = try await TestDatabase.forSuite(Self.suite)
