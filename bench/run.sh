@@ -28,7 +28,7 @@
 # 7b. webhooks (issue 24): a receiver on loopback (nginx, one worker, 204 to every POST, each request's arrival
 #     time and webhook-id logged), S restarted on $S_DB allowing plain http to loopback; WEBHOOKS_ENDPOINTS
 #     endpoints (every event) registered through the API; lifecycle actions paced at WEBHOOKS_RATE/s for
-#     WEBHOOKS_WINDOW s (bench/tools/webhooks.py pace); then, once every endpoint has caught up, the delivery lag
+#     WEBHOOKS_WINDOW s (pgbench -R, or bench/tools/webhooks.py pace: WEBHOOKS_LOAD); then, once every endpoint has caught up, the delivery lag
 #     (arrival minus the event's `at`, which the appending statement sets in the committing transaction) p50/p99/
 #     max per endpoint and overall, events delivered against events committed, repeats and order
 #     (bench/tools/webhooks.py lag), and the event rate achieved, from the database. Then the actions load of
@@ -63,6 +63,9 @@
 #   WEBHOOKS_ENDPOINTS [4] WEBHOOKS_RATE [1000] WEBHOOKS_WINDOW [60, 15 if quick] WEBHOOKS_CONNECTIONS [16]
 #   WEBHOOKS_ROUNDS [2, 1 if quick]  WEBHOOKS_DRAIN [180] (most seconds to wait for the endpoints to catch up)
 #   WEBHOOKS_PORT [18093]    the receiver's port
+#   WEBHOOKS_LOAD [pgbench]  who makes the paced actions: pgbench (-R, the service's statements:
+#                            bench/ceiling/action.sql) or http (bench/tools/webhooks.py pace, through the API, which
+#                            with 4 endpoints needs about all of the 2 cores at 1,000/s)
 #   PURCHASES_ROUNDS [3, 1 if quick]  runs of P and of S, alternating; PURCHASES_CONNECTIONS [64]
 #   PURCHASES_WARMUP [10, 5 if quick] (each server once, then ANALYZE) PURCHASES_DURATION [20, 10 if quick]
 #   PURCHASES_N [300000]     signed transactions the harness's setup.sh makes (each run's ledgers start empty,
@@ -95,7 +98,7 @@ source "$PEERS_DIR/config.sh"
 
 COMMAND=""   # as given, for the report
 for v in BENCH_QUICK ROUNDS WRK_WARMUP WRK_DURATION BENCH_PEERS BENCH_STEPS ACTIONS_APPS ACTIONS_CONNECTIONS ACTIONS_DURATION \
-         WEBHOOKS_RATE WEBHOOKS_WINDOW WEBHOOKS_ROUNDS PURCHASES_ROUNDS PURCHASES_DURATION RECEIPTS_DURATION RECEIPTS_CONCURRENCY RECEIPTS_WINDOW; do
+         WEBHOOKS_RATE WEBHOOKS_WINDOW WEBHOOKS_ROUNDS WEBHOOKS_LOAD PURCHASES_ROUNDS PURCHASES_DURATION RECEIPTS_DURATION RECEIPTS_CONCURRENCY RECEIPTS_WINDOW; do
   [ -n "${!v:-}" ] && COMMAND+="$v=${!v} "
 done
 COMMAND+="bench/run.sh"
@@ -117,7 +120,8 @@ ACTIONS_APPS="${ACTIONS_APPS:-32}" ACTIONS_PER_APP="${ACTIONS_PER_APP:-100}"
 RSS_APPS="${RSS_APPS:-200}" RSS_PER_APP="${RSS_PER_APP:-500}"
 WEBHOOKS_ENDPOINTS="${WEBHOOKS_ENDPOINTS:-4}" WEBHOOKS_RATE="${WEBHOOKS_RATE:-1000}" WEBHOOKS_WINDOW="${WEBHOOKS_WINDOW:-60}"
 WEBHOOKS_CONNECTIONS="${WEBHOOKS_CONNECTIONS:-16}" WEBHOOKS_ROUNDS="${WEBHOOKS_ROUNDS:-2}"
-WEBHOOKS_DRAIN="${WEBHOOKS_DRAIN:-180}" WEBHOOKS_PORT="${WEBHOOKS_PORT:-18093}"
+WEBHOOKS_DRAIN="${WEBHOOKS_DRAIN:-180}" WEBHOOKS_PORT="${WEBHOOKS_PORT:-18093}" WEBHOOKS_LOAD="${WEBHOOKS_LOAD:-pgbench}"
+case "$WEBHOOKS_LOAD" in http|pgbench) ;; *) echo "WEBHOOKS_LOAD: http or pgbench" >&2; exit 2;; esac
 PURCHASES_ROUNDS="${PURCHASES_ROUNDS:-3}" PURCHASES_CONNECTIONS="${PURCHASES_CONNECTIONS:-64}"
 PURCHASES_WARMUP="${PURCHASES_WARMUP:-10}" PURCHASES_DURATION="${PURCHASES_DURATION:-20}"
 PURCHASES_N="${PURCHASES_N:-300000}" RECEIPTS_N="${RECEIPTS_N:-150000}"
@@ -536,6 +540,12 @@ wh_delete() {
   for id in "${WH_IDS[@]}"; do api DELETE "/v1/webhooks/$id" "$TOKEN" >/dev/null; done
   WH_IDS=()
 }
+wh_receiver_cpu_ms() {  # the CPU time the receiver (nginx's master and worker) has used so far, in ms
+  local pid hz p
+  pid="$(cat "$BENCH_RUN_DIR/peer-receiver.pid")"; hz="$(getconf CLK_TCK)"
+  for p in "$pid" $(cat /proc/"$pid"/task/*/children 2>/dev/null); do sed 's/.*) //' "/proc/$p/stat"; done \
+    | awk -v hz="$hz" '{ t += $12 + $13 } END { printf "%.0f", t * 1000 / hz }'
+}
 wh_ids_sql() { printf "'%s'," "${WH_IDS[@]}" | sed 's/,$//'; }
 wh_drain() {  # THROUGH: waits (at most WEBHOOKS_DRAIN s) until every endpoint's cursor passed THROUGH; prints seconds
   local t0 now through
@@ -610,7 +620,8 @@ CONF
       "127.0.0.1:$WEBHOOKS_PORT"
   wh_filter="app LIKE '$ACTIONS_PREFIX%'"
   { echo "webhooks_endpoints=$WEBHOOKS_ENDPOINTS"; echo "webhooks_rate=$WEBHOOKS_RATE"; echo "webhooks_window=$WEBHOOKS_WINDOW"
-    echo "webhooks_connections=$WEBHOOKS_CONNECTIONS"; echo "webhooks_rounds=$WEBHOOKS_ROUNDS"; } >> "$FACTS"
+    echo "webhooks_connections=$WEBHOOKS_CONNECTIONS"; echo "webhooks_rounds=$WEBHOOKS_ROUNDS"
+    echo "webhooks_load=$WEBHOOKS_LOAD"; } >> "$FACTS"
   if [ "$ACTIONS_WARMUP" != 0 ]; then
     write_plan "$wh_filter"
     log "webhooks: warm-up ${ACTIONS_WARMUP} s of actions (no endpoints)"
@@ -622,12 +633,28 @@ CONF
   write_plan "$wh_filter"
   from="$(wh_max_sequence)"
   log "webhooks: $WEBHOOKS_ENDPOINTS endpoints; actions paced at $WEBHOOKS_RATE/s for $WEBHOOKS_WINDOW s" \
-      "($WEBHOOKS_CONNECTIONS connections, bench/tools/webhooks.py pace)"
-  BENCH_TOKEN="$TOKEN" timeout -k 5 $((WEBHOOKS_WINDOW + 60)) "${PRIO[@]}" python3 "$BENCH_DIR/tools/webhooks.py" pace \
-    "http://127.0.0.1:$S_PORT" "$OUT/plan.txt" "$WEBHOOKS_RATE" "$WEBHOOKS_WINDOW" "$WEBHOOKS_CONNECTIONS" \
-    > "$OUT/webhooks-pace.txt" 2>&1 || true
-  line="$(grep '^WEBHOOKS_PACE ' "$OUT/webhooks-pace.txt" | tail -1 || true)"
-  [ -n "$line" ] || { cat "$OUT/webhooks-pace.txt" >&2; echo "webhooks.py pace printed no result" >&2; exit 1; }
+      "($WEBHOOKS_CONNECTIONS connections, $([ "$WEBHOOKS_LOAD" = pgbench ] && echo "pgbench -R" || echo "bench/tools/webhooks.py pace"))"
+  if [ "$WEBHOOKS_LOAD" = pgbench ]; then
+    # The same actions made by pgbench with the service's statements (bench/ceiling/action.sql), at a fixed rate
+    # (-R): events from the database at a fraction of the HTTP path's CPU.
+    "${PRIO[@]}" "$PG_BIN/pgbench" -h "$BENCH_PGHOST" -p "$BENCH_PGPORT" -U "$BENCH_PGUSER" -M prepared -n \
+      -c "$WEBHOOKS_CONNECTIONS" -j 1 -T "$WEBHOOKS_WINDOW" -R "$WEBHOOKS_RATE" -D apps="$ACTIONS_APPS" \
+      -D per_app="$ACTIONS_PER_APP" -D prefix="$ACTIONS_PREFIX" -D write=1 -D history=1 \
+      -D key_id="$(wh_sql "SELECT id FROM api_keys ORDER BY created_at DESC LIMIT 1")" \
+      -f "$BENCH_DIR/ceiling/action.sql" "$S_DB" > "$OUT/webhooks-pace.txt" 2>&1 \
+      || { cat "$OUT/webhooks-pace.txt" >&2; echo "pgbench failed" >&2; exit 1; }
+    line="WEBHOOKS_PACE load=pgbench rate=$WEBHOOKS_RATE connections=$WEBHOOKS_CONNECTIONS"
+    line+=" ok=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$OUT/webhooks-pace.txt")"
+    line+=" non2xx=$(sed -n 's/^number of failed transactions: \([0-9]*\).*/\1/p' "$OUT/webhooks-pace.txt")"
+    line+=" late_max_ms=$(sed -n 's/^rate limit schedule lag: avg [0-9.]* (max \([0-9.]*\)).*/\1/p' "$OUT/webhooks-pace.txt")"
+  else
+    BENCH_TOKEN="$TOKEN" timeout -k 5 $((WEBHOOKS_WINDOW + 60)) "${PRIO[@]}" python3 "$BENCH_DIR/tools/webhooks.py" pace \
+      "http://127.0.0.1:$S_PORT" "$OUT/plan.txt" "$WEBHOOKS_RATE" "$WEBHOOKS_WINDOW" "$WEBHOOKS_CONNECTIONS" \
+      > "$OUT/webhooks-pace.txt" 2>&1 || true
+    line="$(grep '^WEBHOOKS_PACE ' "$OUT/webhooks-pace.txt" | tail -1 || true)"
+    [ -n "$line" ] || { cat "$OUT/webhooks-pace.txt" >&2; echo "webhooks.py pace printed no result" >&2; exit 1; }
+    line="WEBHOOKS_PACE load=http ${line#WEBHOOKS_PACE }"
+  fi
   for kv in ${line#WEBHOOKS_PACE }; do echo "webhooks_pace_$kv"; done >> "$FACTS"
   sleep 1   # the requests in flight commit
   through="$(wh_max_sequence)"
@@ -648,14 +675,14 @@ CONF
       key="webhooks_${mode}_$round"
       [ "$mode" = off ] || wh_create "actions-$round"
       from="$(wh_max_sequence)"
+      receiver_ms="$(wh_receiver_cpu_ms)"
       measure_actions "$key" "$wh_filter" "webhooks $mode, round $round/$WEBHOOKS_ROUNDS"
       if [ "$mode" = on ]; then
+        receiver_ms=$(( $(wh_receiver_cpu_ms) - receiver_ms ))
+        echo "${key}_receiver_ms=$(awk -v t="$receiver_ms" -v n="$(grep "^${key}_ok=" "$FACTS" | cut -d= -f2)" \
+          'BEGIN { printf "%.3f", (n > 0 ? t / n : 0) }')" >> "$FACTS"
         through="$(wh_max_sequence)"
-        backlog="$(wh_sql "SELECT $through - coalesce(min(delivered_through), 0) FROM webhook_endpoints WHERE id IN ($(wh_ids_sql))")"
-        drained="$(wh_drain "$through")"
-        { echo "${key}_backlog=$backlog"; echo "${key}_drain_s=$drained"; } >> "$FACTS"
-        log "webhooks: after the run (and the chains' verification) the endpoints were $backlog events behind;" \
-            "caught up $drained s later"
+        wh_drain "$through" >/dev/null
         wh_lag "$key" "actions-$round" "$from" "$through"
         wh_delete
       fi

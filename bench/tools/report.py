@@ -135,6 +135,17 @@ def receipts(facts):
     return out
 
 
+def pacer(facts):
+    return ("`pgbench -R` with the service's statements (bench/ceiling/action.sql)" if facts.get("webhooks_load") == "pgbench"
+            else "`bench/tools/webhooks.py pace` through the API")
+
+
+def lateness(facts):
+    if facts.get("webhooks_pace_late_max_ms"):
+        return f"behind its schedule at most {facts['webhooks_pace_late_max_ms']} ms"
+    return f"sends late p99 {facts.get('webhooks_pace_late_p99_ms')} ms"
+
+
 def webhooks(facts):
     """Webhooks: the lag phase's figures, and the actions with and without endpoints (medians over rounds)."""
     f = facts.get
@@ -235,10 +246,10 @@ def console(med, rat, facts):
     wh = webhooks(facts)
     if "lag" in wh:
         lines.append(f"\nwebhooks: {f('webhooks_endpoints')} endpoints (every event), actions paced at {f('webhooks_rate')}/s "
-                     f"for {f('webhooks_window')} s: {f('webhooks_events')} events committed, "
-                     f"{float(f('webhooks_events_per_s')):,.0f}/s (from the database; the client: {f('webhooks_pace_ok')} 2xx, "
-                     f"non-2xx {f('webhooks_pace_non2xx')}, late sends p99 {f('webhooks_pace_late_p99_ms')} ms); "
-                     f"every endpoint caught up {f('webhooks_drain_s')} s after the last")
+                     f"for {f('webhooks_window')} s by {pacer(facts)}: {f('webhooks_events')} events committed, "
+                     f"{float(f('webhooks_events_per_s')):,.0f}/s (from the database; the client: {f('webhooks_pace_ok')} made, "
+                     f"failed {f('webhooks_pace_non2xx')}, {lateness(facts)}); "
+                     f"every endpoint had caught up {f('webhooks_drain_s')} s after the load's end + 1 s")
         for e, m in wh["lag"].items():
             lines.append(f"  endpoint {e}: delivered {m['delivered']} of {m['committed']}"
                          + (f" (missing {m['missing']}, repeated {m['repeated']}, out of order {m['out_of_order']})" if e != "all" else "")
@@ -254,9 +265,9 @@ def console(med, rat, facts):
             if g("lag_all_p99_ms"):
                 lines.append(f"  round {r} with endpoints: lag p50 {g('lag_all_p50_ms')} ms, p99 {g('lag_all_p99_ms')} ms, "
                              f"max {g('lag_all_max_ms')} ms; delivered {g('lag_all_delivered')} of {g('lag_all_committed')}; "
-                             f"{g('backlog')} events behind after the run, caught up {g('drain_s')} s later; "
                              f"CPU per action: server {g('server_ms')} ms (without: {f(f'webhooks_off_{r}_server_ms')}), "
-                             f"PostgreSQL {g('postgres_ms')} ms (without: {f(f'webhooks_off_{r}_postgres_ms')})")
+                             f"PostgreSQL {g('postgres_ms')} ms (without: {f(f'webhooks_off_{r}_postgres_ms')}), "
+                             f"the receiver {g('receiver_ms')} ms")
     return "\n".join(lines)
 
 
@@ -415,12 +426,12 @@ def markdown(med, rat, facts):
     if "lag" in wh:
         out.append(f"{f('webhooks_endpoints')} endpoints on a receiver on loopback (nginx, 204 at once), every event; "
                    f"lifecycle actions paced at {f('webhooks_rate')}/s for {f('webhooks_window')} s by "
-                   f"`bench/tools/webhooks.py pace` ({f('webhooks_connections')} connections): "
+                   f"{pacer(facts)} ({f('webhooks_connections')} connections): "
                    f"**{float(f('webhooks_events_per_s')):,.0f} events/s** achieved ({f('webhooks_events')} events "
-                   f"committed over {float(f('webhooks_events_span_s')):.1f} s, from the database; non-2xx "
-                   f"{f('webhooks_pace_non2xx')}, sends late p99 {f('webhooks_pace_late_p99_ms')} ms). Lag = arrival at the "
-                   f"receiver − the event's `at` (set in its committing transaction); every endpoint caught up "
-                   f"{f('webhooks_drain_s')} s after the last event.")
+                   f"committed over {float(f('webhooks_events_span_s')):.1f} s, from the database; failed "
+                   f"{f('webhooks_pace_non2xx')}, {lateness(facts)}). Lag = arrival at the "
+                   f"receiver − the event's `at` (set in its committing transaction); every endpoint had caught up "
+                   f"{f('webhooks_drain_s')} s after the load's end + 1 s.")
         out.append("")
         out.append("| endpoint | delivered / committed | missing | repeated | out of order | lag p50 ms | p99 ms | max ms |")
         out.append("|---|---:|---:|---:|---:|---:|---:|---:|")
@@ -441,12 +452,12 @@ def markdown(med, rat, facts):
         for r in range(1, wh["rounds"] + 1):
             g = lambda k: f(f"webhooks_on_{r}_{k}")
             if g("lag_all_p99_ms"):
-                out.append(f"| ... round {r} with endpoints: lag p50 / p99 / max; delivered / committed; behind after the "
-                           f"run, caught up after | {g('lag_all_p50_ms')} / {g('lag_all_p99_ms')} / {g('lag_all_max_ms')} ms; "
-                           f"{g('lag_all_delivered')} / {g('lag_all_committed')}; {g('backlog')} events, {g('drain_s')} s | |")
-                out.append(f"| ... round {r}: CPU per action, server / PostgreSQL, with endpoints; without | "
-                           f"{g('server_ms')} / {g('postgres_ms')} ms; {f(f'webhooks_off_{r}_server_ms')} / "
-                           f"{f(f'webhooks_off_{r}_postgres_ms')} ms | |")
+                out.append(f"| ... round {r} with endpoints: lag p50 / p99 / max; delivered / committed | "
+                           f"{g('lag_all_p50_ms')} / {g('lag_all_p99_ms')} / {g('lag_all_max_ms')} ms; "
+                           f"{g('lag_all_delivered')} / {g('lag_all_committed')} | |")
+                out.append(f"| ... round {r}: CPU per action, server / PostgreSQL / the receiver, with endpoints; "
+                           f"server / PostgreSQL without | {g('server_ms')} / {g('postgres_ms')} / {g('receiver_ms')} ms; "
+                           f"{f(f'webhooks_off_{r}_server_ms')} / {f(f'webhooks_off_{r}_postgres_ms')} ms | |")
     if f("cpu_breakdown_S"):
         out.append("")
         out.append("#### Where the CPU goes (peers' `tools/cpu_breakdown.sh`, typical app, one 15 s run each)")
