@@ -82,6 +82,7 @@
 #                            applied to the loaded catalog; $S_DB_100K likewise)
 #   BENCH_REUSE_ROUNDS=DIR   with BENCH_STEPS without "rounds": report DIR's rounds with this run's other steps
 #   BENCH_KEEP=1             leave S, the peers and PostgreSQL running at the end (to profile: perf record -g -p PID)
+#   BENCH_LOCK_WAIT [3600]   seconds to wait for another run of this script to end (one run at a time)
 #   BENCH_DOC [docs/performance.md]  "" = do not write it
 #   IAP_SERVER [.build/release/iap-server]  S_PORT [18080]  S_DB [iap_catalog]  S_DB_100K [iap_catalog_100k]
 #   S_RUN_DIR [/tmp/bench-iap]   PEERS_DIR [../shared/bench/peers]
@@ -95,6 +96,21 @@ PEERS_DIR="$(cd "$PEERS_DIR" && pwd)"
 # shellcheck source=/dev/null
 source "$PEERS_DIR/config.sh"
 [ "$(id -u)" -eq 0 ] || { echo "run.sh: run as root (the peers' scripts drop to user $BENCH_USER)" >&2; exit 1; }
+# One run at a time on this machine: runs share PostgreSQL, the ports and the pid files, and each one's start
+# and end stop the others' servers (and PostgreSQL). A second run waits for the first (BENCH_LOCK_WAIT seconds).
+# The lock is a file holding the run's pid (not a held descriptor, which the servers started would inherit).
+RUN_LOCK="$BENCH_RUN_DIR/run.lock"
+mkdir -p "$BENCH_RUN_DIR"
+lock_waited=0
+until ( set -o noclobber; echo "$$" > "$RUN_LOCK" ) 2>/dev/null; do
+  other="$(cat "$RUN_LOCK" 2>/dev/null || true)"
+  if [ -n "$other" ] && ! tr '\0' ' ' 2>/dev/null < "/proc/$other/cmdline" | grep -q 'run\.sh'; then
+    rm -f "$RUN_LOCK"; continue   # left by a run that ended without removing it
+  fi
+  [ "$lock_waited" = 0 ] && log "another bench/run.sh is running (pid ${other:-?}); waiting for it to end"
+  [ "$lock_waited" -lt "${BENCH_LOCK_WAIT:-3600}" ] || { echo "run.sh: pid $other still runs after ${BENCH_LOCK_WAIT:-3600} s" >&2; exit 1; }
+  sleep 5; lock_waited=$((lock_waited + 5))
+done
 
 COMMAND=""   # as given, for the report
 for v in BENCH_QUICK ROUNDS WRK_WARMUP WRK_DURATION BENCH_PEERS BENCH_STEPS ACTIONS_APPS ACTIONS_CONNECTIONS ACTIONS_DURATION \
@@ -172,6 +188,7 @@ STARTED_PG=0
 cleanup() {
   local rc=$?
   trap - EXIT INT TERM
+  [ "$(cat "$RUN_LOCK" 2>/dev/null)" = "$$" ] && rm -f "$RUN_LOCK"
   if [ "${BENCH_KEEP:-0}" = 1 ]; then
     log "BENCH_KEEP=1: leaving the peers, peer-s (pid ${S_PID:-?}) and PostgreSQL running; $PEERS_DIR/stop.sh stops them"
     exit "$rc"
@@ -618,6 +635,11 @@ CONF
     || { cat "$WH_DIR/error.log" >&2; echo "the webhook receiver did not start on 127.0.0.1:$WEBHOOKS_PORT" >&2; exit 1; }
   log "webhooks: S (pid $S_PID) allows http to loopback; receiver nginx (pid $(cat "$BENCH_RUN_DIR/peer-receiver.pid")) on" \
       "127.0.0.1:$WEBHOOKS_PORT"
+  # Endpoints left by a run stopped midway would get this run's events too (and cost it): deleted first.
+  WH_IDS=()
+  while read -r id; do [ -z "$id" ] || WH_IDS+=("$id"); done < <(api GET /v1/webhooks "$TOKEN" \
+    | python3 -c 'import json, sys; print("\n".join(e["id"] for e in json.load(sys.stdin)["items"]))')
+  [ "${#WH_IDS[@]}" = 0 ] || { log "webhooks: deleting ${#WH_IDS[@]} endpoint(s) left by an earlier run"; wh_delete; }
   wh_filter="app LIKE '$ACTIONS_PREFIX%'"
   { echo "webhooks_endpoints=$WEBHOOKS_ENDPOINTS"; echo "webhooks_rate=$WEBHOOKS_RATE"; echo "webhooks_window=$WEBHOOKS_WINDOW"
     echo "webhooks_connections=$WEBHOOKS_CONNECTIONS"; echo "webhooks_rounds=$WEBHOOKS_ROUNDS"
