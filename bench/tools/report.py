@@ -255,7 +255,8 @@ def console(med, rat, facts):
                          + (f" (missing {m['missing']}, repeated {m['repeated']}, out of order {m['out_of_order']})" if e != "all" else "")
                          + f"; lag p50 {m['p50_ms']} ms, p99 {m['p99_ms']} ms, max {m['max_ms']} ms")
         lines.append(f"  delivery lag p99 {wh['p99']:,.0f} ms, every event delivered, in order (target p99 <= "
-                     f"{TARGET_WEBHOOK_P99_MS:,.0f} ms): {ok(wh['ok_p99'] and wh['in_order'])}")
+                     f"{TARGET_WEBHOOK_P99_MS:,.0f} ms): {ok(wh['ok_p99'] and wh['in_order'])}; failed attempts "
+                     f"{f('webhooks_attempts_failed')}, endpoints failing or disabled {f('webhooks_failing')}")
     if "ratio" in wh:
         lines.append(f"actions with {f('webhooks_endpoints')} endpoints: {wh['on']:,.0f} committed/s (runs {wh['on_runs']}), "
                      f"without: {wh['off']:,.0f}/s (runs {wh['off_runs']}): ratio {wh['ratio']:.3f} (target >= "
@@ -444,6 +445,8 @@ def markdown(med, rat, facts):
     if "lag" in wh:
         out.append(f"| delivery lag p99, every endpoint, every event delivered in order | {wh['p99']:,.0f} ms | "
                    f"≤ {TARGET_WEBHOOK_P99_MS:,.0f} ms: {'met' if wh['ok_p99'] and wh['in_order'] else '**missed**'} |")
+        out.append(f"| ... failed delivery attempts; endpoints failing or disabled | {f('webhooks_attempts_failed')}; "
+                   f"{f('webhooks_failing')} | 0; 0 |")
     if "ratio" in wh:
         out.append(f"| actions committed/s with {f('webhooks_endpoints')} endpoints / without (step 6's load, "
                    f"{wh['rounds']} round(s) alternating, medians: {wh['on']:,.0f} / {wh['off']:,.0f}; runs "
