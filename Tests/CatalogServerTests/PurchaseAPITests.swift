@@ -66,6 +66,7 @@ struct PurchaseAPITests {
             let account = PurchaseWorld.account()
             // The first one alone: the key and the app's settings are then in memory, as they are for a server
             // that has been serving (hundreds of first requests at once would queue for the database for them).
+            // A thousand at once, against two real server processes: ProcessTests' SignedIntakeProcessTests.
             let first = try expect(try await world.submit(api, jws, account: account), .ok,
                                    as: Components.Schemas.PurchaseSubmission.self)
             let ids = try await withThrowingTaskGroup(of: String.self) { group in
