@@ -62,8 +62,8 @@ public func buildApplication(_ arguments: some ServerArguments) async throws -> 
     // private key (docs/storekit.md): the database's logger stays at info or above.
     var databaseLogger = logger
     databaseLogger.logLevel = max(logger.logLevel, .info)
-    // The requests' connections (ConnectionPool); the client's are for listening, migrating and verifying
-    // receipts, one of them held for as long as the service listens (CatalogChanges).
+    // The requests' connections (ConnectionPool); the client's are for listening, migrating, verifying receipts
+    // and delivering webhooks, one of them held for as long as the service listens (CatalogChanges).
     var connection = try arguments.databaseURL.connectionConfiguration()
     connection.options.connectTimeout = .seconds(3)
     connection.options.additionalStartupParameters = startup
@@ -90,8 +90,9 @@ public func buildApplication(_ arguments: some ServerArguments) async throws -> 
     let storeSettings = StoreSettingsCache()
     let webhookSettings = arguments.webhooks
     let webhookSender = WebhookSender(settings: webhookSettings.sender, resolver: webhookSettings.resolver, logger: logger)
-    let deliveries = WebhookDeliveryService(database: database, changes: changes, sender: webhookSender,
-                                            settings: webhookSettings, logger: logger)
+    // On the client's connections, as the receipt worker's below: never a request's place in the pool's queue.
+    let deliveries = WebhookDeliveryService(database: Database(client: client, logger: databaseLogger), changes: changes,
+                                            sender: webhookSender, settings: webhookSettings, logger: logger)
     let router = try buildRouter(database: database, migrator: migrator, snapshots: snapshots, metrics: metrics,
                                  limits: limits, keyCache: keyCache,
                                  verifier: SignedDataVerifier(roots: arguments.trustedRoots), signals: signals,

@@ -288,13 +288,14 @@ public final class CatalogChanges: Service, Sendable {
     }
 
     /// One page of the events `filter` selects after `sequence`, oldest first, at most `limit`, among those that
-    /// are readable (``readableThrough``); with `fresh`, once the feed has looked after this call.
-    public func events(after sequence: Int64, filter: HistoryFilter = HistoryFilter(), limit: Int, fresh: Bool = false)
-        async throws -> EventPage
+    /// are readable (``readableThrough``); with `fresh`, once the feed has looked after this call. Read through
+    /// `reader` when given (a background service's own connections), else through the feed's database.
+    public func events(after sequence: Int64, filter: HistoryFilter = HistoryFilter(), limit: Int, fresh: Bool = false,
+                       on reader: Database? = nil) async throws -> EventPage
     {
         let through = fresh ? await freshPosition() : readableThrough
         guard let through, through > sequence else { return EventPage(events: [], next: sequence) }
-        let events = try await database.history.list(filter, after: sequence, through: through, limit: limit)
+        let events = try await (reader ?? database).history.list(filter, after: sequence, through: through, limit: limit)
         // Fewer than asked: every event up to `through` has been read, and none can appear there any more.
         let next = events.count < limit ? through : events.last?.sequence ?? through
         return EventPage(events: events, next: next)

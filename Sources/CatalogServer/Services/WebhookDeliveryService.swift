@@ -21,7 +21,9 @@ import WebhookClient
 /// at a time; a killed process's endpoints are taken over once its leases run out.
 ///
 /// It never holds a transaction, and a database connection only for a statement: a slow or dead receiver holds
-/// one task of this service, never the API. Its memory is a page of events per endpoint.
+/// one task of this service, never the API. Its statements (leases, pages of events, cursors) run on the
+/// PostgreSQL client's connections, not the requests' pool: with the pool busy, they would take places in its
+/// bounded queue that belong to requests. Its memory is a page of events per endpoint.
 final class WebhookDeliveryService: Service, Sendable {
     let database: Database
     let changes: CatalogChanges
@@ -162,7 +164,8 @@ final class WebhookDeliveryService: Service, Sendable {
                         try await Task.sleep(for: .milliseconds(Int(due.timeIntervalSinceNow * 1000) + 1))
                         continue
                     }
-                    let page = try await changes.events(after: progress.position, filter: filter, limit: Self.pageSize)
+                    let page = try await changes.events(after: progress.position, filter: filter, limit: Self.pageSize,
+                                                        on: database)
                     if page.events.isEmpty {
                         progress.position = max(progress.position, page.next)
                         guard try await record(&progress, endpoint, leased.generation, force: false, idle: true) else { return }
