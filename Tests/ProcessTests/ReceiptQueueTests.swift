@@ -281,36 +281,14 @@ struct ReceiptQueueTests {
             ]
             let receipt = try store.issue(ReceiptOrder(bundleId: bundle, environment: "Production", products: ["coins"]))
             // 500 at once to each server, each request on a connection of its own.
-            var configuration = HTTPClient.Configuration()
-            configuration.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: 500)
-            let http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
-            let ids: [UUID]
-            do {
-                ids = try await withThrowingTaskGroup(of: UUID.self) { group in
-                    for index in 0..<1_000 {
-                        group.addTask {
-                            // The same receipt, as a client's base64 encoder might wrap it.
-                            let text = index % 2 == 0 ? receipt.receipt
-                                : receipt.receipt.enumerated().map { $0.offset % 76 == 75 ? "\($0.element)\\n" : "\($0.element)" }.joined()
-                            var request = HTTPClientRequest(url: servers[index % 2].baseURL + "/v1/apps/\(bundle)/purchases")
-                            request.method = .POST
-                            request.headers.add(name: "Authorization", value: "Bearer \(key.token)")
-                            request.headers.add(name: "Content-Type", value: "application/json")
-                            request.body = .bytes(ByteBuffer(
-                                string: #"{"accountToken":"\#(TestPurchases.account)","receipt":"\#(text)"}"#))
-                            let response = try await http.execute(request, timeout: .seconds(120))
-                            let body = try await response.body.collect(upTo: 1 << 20)
-                            return try Self.submissionID(Answer(status: Int(response.status.code), headers: response.headers,
-                                                                body: String(buffer: body), duration: .zero))
-                        }
-                    }
-                    return try await group.reduce(into: [UUID]()) { $0.append($1) }
-                }
-            } catch {
-                try? await http.shutdown()
-                throw error
+            let answers = try await ConcurrentPosts.send(1_000, to: servers, path: "/v1/apps/\(bundle)/purchases",
+                                                         key: key.token) { index in
+                // The same receipt, as a client's base64 encoder might wrap it.
+                let text = index % 2 == 0 ? receipt.receipt
+                    : receipt.receipt.enumerated().map { $0.offset % 76 == 75 ? "\($0.element)\\n" : "\($0.element)" }.joined()
+                return #"{"accountToken":"\#(TestPurchases.account)","receipt":"\#(text)"}"#
             }
-            try await http.shutdown()
+            let ids = try answers.map(Self.submissionID)
             #expect(ids.count == 1_000 && Set(ids).count == 1)
             let decided = try await TestPurchases.decided([ids[0]], of: bundle, in: url)
             #expect(decided[ids[0]]?.status == .verified && decided[ids[0]]?.attempts == 1,

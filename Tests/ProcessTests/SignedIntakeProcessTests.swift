@@ -1,10 +1,7 @@
 import AppStoreStandIn
-import AsyncHTTPClient
 import CatalogStore
 import CatalogTestSupport
 import Foundation
-import NIOCore
-import NIOHTTP1
 import PurchaseCore
 import Testing
 
@@ -35,35 +32,14 @@ struct SignedIntakeProcessTests {
             bundleId: bundle, productId: "coins", type: .consumable))
         let body = #"{"accountToken":"\#(TestPurchases.account)","signedTransaction":"\#(jws)"}"#
         // 500 at once to each server, each request on a connection of its own.
-        var configuration = HTTPClient.Configuration()
-        configuration.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: 500)
-        let http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
-        let answers: [(status: UInt, id: String?)]
-        do {
-            answers = try await withThrowingTaskGroup(of: (UInt, String?).self) { group in
-                for index in 0..<1_000 {
-                    group.addTask {
-                        var request = HTTPClientRequest(url: servers[index % 2].baseURL + "/v1/apps/\(bundle)/purchases")
-                        request.method = .POST
-                        request.headers.add(name: "Authorization", value: "Bearer \(key.token)")
-                        request.headers.add(name: "Content-Type", value: "application/json")
-                        request.body = .bytes(ByteBuffer(string: body))
-                        let response = try await http.execute(request, timeout: .seconds(120))
-                        let data = try await response.body.collect(upTo: 1 << 20)
-                        let object = try? JSONSerialization.jsonObject(with: Data(String(buffer: data).utf8)) as? [String: Any]
-                        return (response.status.code, object?["id"] as? String)
-                    }
-                }
-                return try await group.reduce(into: []) { $0.append($1) }
-            }
-        } catch {
-            try? await http.shutdown()
-            throw error
+        let answers = try await ConcurrentPosts.send(1_000, to: servers, path: "/v1/apps/\(bundle)/purchases",
+                                                     key: key.token) { _ in body }
+        let ids = answers.map { answer in
+            (try? JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any])?["id"] as? String
         }
-        try await http.shutdown()
         let statuses = Dictionary(grouping: answers, by: \.status).mapValues(\.count)
         #expect(statuses == [200: 1_000], "\(statuses)")
-        #expect(Set(answers.compactMap(\.id)).count == 1)
+        #expect(Set(ids.compactMap { $0 }).count == 1 && !ids.contains(nil))
         #expect(try await TestPurchases.count(
             "SELECT count(*)::int FROM purchase_submissions WHERE app = '\(bundle)'", in: url) == 1)
         #expect(try await TestPurchases.count(
