@@ -61,10 +61,6 @@ extension CatalogAPIHandler {
 
     /// Where a listing of signals continues, from its cursor: the last signal's id.
     static func signalCursor(_ cursor: String?) throws(CatalogError) -> Int64? {
-        guard let text = try PageCursor.decode(cursor) else { return nil }
-        guard let id = Int64(text), id > 0 else {
-            throw .validationFailed([FieldProblem(field: "cursor", rule: "format", message: "is not a cursor this API gave out")])
-        }
-        return id
+        try PageCursor.decode(cursor) { Int64($0).flatMap { $0 > 0 ? $0 : nil } }
     }
 }

@@ -64,15 +64,13 @@ extension CatalogAPIHandler {
 
     /// Where a listing continues: the cursor's horizon and last sequence, or a new horizon for a first page.
     private func position(from cursor: String?) async throws -> HistoryPosition {
-        guard let text = try PageCursor.decode(cursor) else {
-            return HistoryPosition(horizon: try await database.history.currentHorizon(), afterSequence: nil)
+        let read = try PageCursor.decode(cursor) { text -> HistoryPosition? in
+            let parts = text.split(separator: ":")
+            guard parts.count == 2, UInt64(parts[0]) != nil, let sequence = Int64(parts[1]) else { return nil }
+            return HistoryPosition(horizon: String(parts[0]), afterSequence: sequence)
         }
-        let parts = text.split(separator: ":")
-        guard parts.count == 2, UInt64(parts[0]) != nil, let sequence = Int64(parts[1]) else {
-            throw CatalogError.validationFailed([FieldProblem(field: "cursor", rule: "format",
-                                                              message: "is not a cursor this API gave out")])
-        }
-        return HistoryPosition(horizon: String(parts[0]), afterSequence: sequence)
+        if let read { return read }
+        return HistoryPosition(horizon: try await database.history.currentHorizon(), afterSequence: nil)
     }
 
     /// The format the caller prefers among those offered, by quality then by order.

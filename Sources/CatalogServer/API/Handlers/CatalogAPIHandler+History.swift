@@ -10,14 +10,7 @@ extension CatalogAPIHandler {
         let key = try Access.require(.readCatalog)
         let app = try await visibleApp(input.path.bundleId, for: key)
         let limit = try PageCursor.limit(input.query.limit)
-        var after: Int64?
-        if let cursor = try PageCursor.decode(input.query.cursor) {
-            guard let sequence = Int64(cursor) else {
-                throw CatalogError.validationFailed([FieldProblem(field: "cursor", rule: "format",
-                                                                  message: "is not a cursor this API gave out")])
-            }
-            after = sequence
-        }
+        let after = try PageCursor.decode(input.query.cursor) { Int64($0) }
         guard Identifiers.productIDProblems(input.path.productId).isEmpty else {
             throw CatalogError.notFound("no product \(input.path.productId) in \(app.bundleID), now or ever")
         }

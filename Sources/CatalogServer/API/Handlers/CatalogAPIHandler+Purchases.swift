@@ -161,14 +161,12 @@ extension CatalogAPIHandler {
             }
             account = parsed.text
         }
-        var after: SubmissionCursor?
-        if let text = try PageCursor.decode(query.cursor) {
+        let after = try PageCursor.decode(query.cursor) { text -> SubmissionCursor? in
             let parts = text.split(separator: ":")
             guard parts.count == 2, let micros = Int64(parts[0]), let id = UUID(uuidString: String(parts[1])) else {
-                throw CatalogError.validationFailed([FieldProblem(field: "cursor", rule: "format",
-                                                                  message: "is not a cursor this API gave out")])
+                return nil
             }
-            after = SubmissionCursor(createdMicroseconds: micros, id: id)
+            return SubmissionCursor(createdMicroseconds: micros, id: id)
         }
         let app = try await visibleApp(input.path.bundleId, for: key)
         let filter = SubmissionFilter(status: query.status.map { EnumMapping.convert($0) }, pendingOnly: query.pending ?? false,

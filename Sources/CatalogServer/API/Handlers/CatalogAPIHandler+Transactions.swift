@@ -79,14 +79,13 @@ extension CatalogAPIHandler {
 
     /// Where a listing of the ledger continues, from its cursor: `micros:environment:transactionId`.
     static func ledgerCursor(_ cursor: String?) throws(CatalogError) -> LedgerCursor? {
-        guard let text = try PageCursor.decode(cursor) else { return nil }
-        let parts = text.split(separator: ":", maxSplits: 2)
-        guard parts.count == 3, let micros = Int64(parts[0]),
-              let environment = AppStoreEnvironment(rawValue: String(parts[1])), !parts[2].isEmpty
-        else {
-            throw .validationFailed([FieldProblem(field: "cursor", rule: "format", message: "is not a cursor this API gave out")])
+        try PageCursor.decode(cursor) { text in
+            let parts = text.split(separator: ":", maxSplits: 2)
+            guard parts.count == 3, let micros = Int64(parts[0]),
+                  let environment = AppStoreEnvironment(rawValue: String(parts[1])), !parts[2].isEmpty
+            else { return nil }
+            return LedgerCursor(purchaseMicroseconds: micros, environment: environment, transactionID: String(parts[2]))
         }
-        return LedgerCursor(purchaseMicroseconds: micros, environment: environment, transactionID: String(parts[2]))
     }
 
     /// The format the caller prefers among those offered, by quality then by order.

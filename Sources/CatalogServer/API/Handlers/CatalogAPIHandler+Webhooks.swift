@@ -72,14 +72,7 @@ extension CatalogAPIHandler {
         let caller = try Access.require(.manageWebhooks)
         let endpoint = try await visibleWebhook(input.path.webhookId, for: caller)
         let limit = try PageCursor.limit(input.query.limit)
-        var before: Int64?
-        if let cursor = try PageCursor.decode(input.query.cursor) {
-            guard let id = Int64(cursor) else {
-                throw CatalogError.validationFailed([FieldProblem(field: "cursor", rule: "format",
-                                                                  message: "is not a cursor this API gave out")])
-            }
-            before = id
-        }
+        let before = try PageCursor.decode(input.query.cursor) { Int64($0) }
         let fetched = try await database.webhooks.attempts(of: endpoint.id, before: before, limit: limit + 1)
         let (attempts, next) = PageCursor.page(fetched, limit: limit) { String($0.id) }
         return .ok(.init(body: .json(.init(items: attempts.map(Components.Schemas.WebhookAttempt.init), nextCursor: next))))

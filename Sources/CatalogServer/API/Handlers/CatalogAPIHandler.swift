@@ -89,11 +89,19 @@ enum PageCursor {
         var base64 = cursor.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
         guard let data = Data(base64Encoded: base64), let key = String(data: data, encoding: .utf8), !key.isEmpty
-        else {
-            throw .validationFailed([FieldProblem(field: "cursor", rule: "format",
-                                                  message: "is not a cursor this API gave out")])
-        }
+        else { throw notGivenOut }
         return key
+    }
+
+    /// What a cursor holds, read from its key by `parse`: a key `parse` cannot read is no cursor this API gave out.
+    static func decode<Value>(_ cursor: String?, as parse: (String) -> Value?) throws(CatalogError) -> Value? {
+        guard let key = try decode(cursor) else { return nil }
+        guard let value = parse(key) else { throw notGivenOut }
+        return value
+    }
+
+    static var notGivenOut: CatalogError {
+        .validationFailed([FieldProblem(field: "cursor", rule: "format", message: "is not a cursor this API gave out")])
     }
 
     static func limit(_ requested: Int?) throws(CatalogError) -> Int {
