@@ -24,6 +24,11 @@ public struct ServiceLimits: Sendable {
     public var eventStreams = 1_000
     /// How often a quiet event stream sends a comment, so that clients and proxies know it is alive.
     public var eventStreamHeartbeat: Duration = .seconds(15)
+    /// Background work gives way to requests: while the process answers more than `busyRequests` requests at once
+    /// (0: never), each round of webhook deliveries (a page per endpoint) and of receipt leases waits for it to be
+    /// less busy, at most `busyWait` (``RequestsInFlight``; docs/decisions.md).
+    public var busyRequests = 16
+    public var busyWait: Duration = .seconds(1)
 
     public init() {}
 

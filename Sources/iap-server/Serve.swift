@@ -72,6 +72,8 @@ struct Serve: AsyncParsableCommand, ServerArguments {
         if let value = number("DATABASE_WAIT_SECONDS") { limits.databaseWait = .milliseconds(Int(value * 1000)) }
         if let value = number("STATEMENT_TIMEOUT_SECONDS") { limits.statementTimeout = .seconds(Int(value)) }
         if let value = number("IDLE_TIMEOUT_SECONDS") { limits.idleTimeout = .seconds(Int(value)) }
+        if let value = environment["BUSY_REQUESTS"].flatMap(Int.init) { limits.busyRequests = value }
+        if let value = number("BUSY_WAIT_SECONDS") { limits.busyWait = .milliseconds(Int(value * 1000)) }
         if let value = number("RATE_LIMIT_PER_SECOND") { limits.requestsPerSecondPerKey = value }
         if let value = number("RATE_LIMIT_BURST") { limits.burstPerKey = max(1, Int(value)) }
         if let value = number("RATE_LIMIT_CLIENT_PER_SECOND") { limits.requestsPerSecondPerClientKey = value }
@@ -181,6 +183,12 @@ struct Serve: AsyncParsableCommand, ServerArguments {
             if let text = environment[name], !(Double(text).map { $0 > 0 && $0 <= 3600 } ?? false) {
                 throw ValidationError("\(name) must be a number of seconds above 0 and at most 3600")
             }
+        }
+        if let text = environment["BUSY_REQUESTS"], !(Int(text).map { $0 >= 0 && $0 <= 100_000 } ?? false) {
+            throw ValidationError("BUSY_REQUESTS must be a whole number of requests from 0 (never give way) to 100000")
+        }
+        if let text = environment["BUSY_WAIT_SECONDS"], !(Double(text).map { $0 >= 0 && $0 <= 60 } ?? false) {
+            throw ValidationError("BUSY_WAIT_SECONDS must be a number of seconds from 0 to 60")
         }
         if let text = environment["WEBHOOK_RETRY_HOURS"], !(Double(text).map { $0 >= 0 && $0 <= 720 } ?? false) {
             throw ValidationError("WEBHOOK_RETRY_HOURS must be a number of hours from 0 to 720")

@@ -40,7 +40,7 @@ struct ReceiptVerificationTests {
     /// Runs `body` with a stand-in (`store`) on a free port and the application on `suite`'s own database, its
     /// worker set by `adjust`; the application stops (gracefully) when `body` returns.
     static func run<Result: Sendable>(
-        _ suite: String, store: StandInAppStore,
+        _ suite: String, store: StandInAppStore, limits: ServiceLimits? = nil, mode: TestingSetup = .router,
         worker adjust: @escaping @Sendable (inout ReceiptVerificationSettings) -> Void = { _ in },
         _ body: @Sendable (DatabaseURL, any TestClientProtocol) async throws -> Result
     ) async throws -> Result {
@@ -51,9 +51,10 @@ struct ReceiptVerificationTests {
         return try await StandInServer.withRunning(store, logger: quiet) { base in
             var settings = settings(base)
             adjust(&settings)
-            let app = try await buildApplication(TestArguments(
-                databaseURL: service, migrationDatabaseURL: url, receiptVerification: settings))
-            return try await app.test(.router) { client in try await body(url, client) }
+            var arguments = TestArguments(databaseURL: service, migrationDatabaseURL: url, receiptVerification: settings)
+            if let limits { arguments.limits = limits }
+            let app = try await buildApplication(arguments)
+            return try await app.test(mode) { client in try await body(url, client) }
         }
     }
 
@@ -325,6 +326,38 @@ struct ReceiptVerificationTests {
             #expect(try await TestPurchases.decided(ids, of: bundle, in: url).values.allSatisfy { $0.status == .verified })
             let metrics = String(buffer: try await client.execute(uri: "/metrics", method: .get).body)
             #expect(metrics.contains("receipt_verifications_in_flight 0"))
+        }
+    }
+
+    @Test("while the API answers more requests than the limit at once, queued receipts wait for them")
+    func givesWayToRequests() async throws {
+        let store = StandInAppStore(seal: .random())
+        let bundle = "com.receipts.busy"
+        var limits = TestArguments.testLimits
+        limits.busyRequests = 2
+        limits.busyWait = .seconds(20)
+        try await Self.run("receipts_busy", store: store, limits: limits, mode: .live) { url, client in
+            let port = try #require(client.port)
+            let key = try await TestPurchases.app(bundle, in: url)
+            let first = try Self.issue(store, bundle)
+            let before = try await TestPurchases.queue([first.receipt], of: bundle, key: key.keyID, in: url)
+            _ = try await Self.waitFor(before[0], of: bundle, in: url, timeout: .seconds(10)) { $0.status == .verified }
+
+            // Three purchases being posted: the server answers them until their bodies arrive.
+            let posted = try (0..<3).map { _ in try Self.issue(store, bundle).receipt }
+            let held = HeldRequests.start(3, port: port, path: "/v1/apps/\(bundle)/purchases", key: key.token,
+                                          for: .seconds(4)) { index in
+                #"{"accountToken":"\#(TestPurchases.account)","receipt":"\#(posted[index])"}"#
+            }
+            #expect(try await HeldRequests.waitUntilInFlight(4, client) >= 4, "the held posts are not counted in flight")
+            let second = try Self.issue(store, bundle)
+            let during = try await TestPurchases.queue([second.receipt], of: bundle, key: key.keyID, in: url)
+            try await Task.sleep(for: .milliseconds(1_500))
+            #expect(store.counts.receipt(second.id).verified == 0, "verified while the API was busy")
+            for task in held { #expect(try await task.value.hasPrefix("HTTP/1.1 202")) }
+            let ended = ContinuousClock.now
+            _ = try await Self.waitFor(during[0], of: bundle, in: url, timeout: .seconds(10)) { $0.status == .verified }
+            #expect(ContinuousClock.now - ended < .seconds(5), "not verified soon after the API was quiet again")
         }
     }
 

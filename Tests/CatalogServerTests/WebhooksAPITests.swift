@@ -267,6 +267,39 @@ struct WebhooksAPITests {
         await receiver.stop()
     }
 
+    @Test("while the API answers more requests than the limit at once, deliveries wait for them")
+    func deliveriesGiveWay() async throws {
+        let fixture = try await APIFixture.forSuite("webhooks_busy")
+        let keys = try await fixture.keys()
+        let receiver = try await WebhookReceiver.start()
+        let app = "com.hooks.busy"
+        var limits = TestArguments.testLimits
+        limits.busyRequests = 2
+        limits.busyWait = .seconds(20)
+        try await fixture.run(limits: limits, mode: .live, webhooks: .testing()) { api in
+            let port = try #require(api.client.port)
+            try await api.createApp(app, key: keys.admin)
+            _ = try await create(api, ["url": receiver.url(), "apps": [app]], key: keys.admin)
+            try await api.createProduct(app, "before", type: .consumable, key: keys.developer)
+            #expect(try await receiver.waitFor(1).count == 1, "not busy: delivered at once")
+
+            // Three uploads in progress: the server is answering them until their bodies arrive.
+            let held = HeldRequests.start(3, port: port, path: "/v1/apps", key: keys.admin, for: .seconds(4)) { index in
+                #"{"bundleId":"com.hooks.busy.\#(["a", "b", "c"][index])","name":"Held"}"#
+            }
+            #expect(try await HeldRequests.waitUntilInFlight(4, api.client) >= 4, "the held uploads are not counted in flight")
+            try await api.createProduct(app, "during", type: .consumable, key: keys.developer)
+            try await Task.sleep(for: .milliseconds(1_500))
+            #expect(receiver.distinct.count == 1, "delivered while the API was busy")
+            for task in held { #expect(try await task.value.hasPrefix("HTTP/1.1 201")) }
+            let ended = ContinuousClock.now
+            let all = try await receiver.waitFor(2, timeout: .seconds(10))
+            #expect(all.count == 2)
+            #expect(ContinuousClock.now - ended < .seconds(5), "not delivered soon after the API was quiet again")
+        }
+        await receiver.stop()
+    }
+
     @Test("a receiver down for a minute gets everything once back, in order; attempts show the failures")
     func receiverDownAMinute() async throws {
         let fixture = try await APIFixture.forSuite("webhooks_down")

@@ -7,7 +7,7 @@ import Synchronization
 
 /// The service's metrics, in Prometheus' text format at `GET /metrics`: requests and their latency per
 /// route, method and status; database connections in use and requests waiting for one; actions taken per
-/// action and outcome; the apps whose identifier lists are in memory; the receipt verification worker's
+/// action and outcome; the apps whose identifier lists are in memory; the API requests in flight; the receipt verification worker's
 /// (``ReceiptVerificationMetrics``). Metric objects are made once per label set and kept, so that recording is an
 /// atomic update.
 final class ServiceMetrics: Sendable {
@@ -36,14 +36,17 @@ final class ServiceMetrics: Sendable {
     private let submissionsPending: Prometheus.Gauge
     private let unansweredSubmissions: @Sendable () -> Int
     private let identifierApps: Prometheus.Gauge
+    private let inFlight: Prometheus.Gauge
+    /// The API requests being answered now (background work gives way to them).
+    let requestsInFlight: RequestsInFlight
     /// The receipt verification worker's.
     let receipts: ReceiptVerificationMetrics
 
     /// - Parameters:
     ///   - lifecycleChanges: how many lifecycle changes wait to be written together (``Database``).
     ///   - submissions: how many purchase submissions wait to be written together (``Database``).
-    init(pool: ConnectionPool?, snapshots: IdentifierSnapshots, lifecycleChanges: @escaping @Sendable () -> Int = { 0 },
-         submissions: @escaping @Sendable () -> Int = { 0 }) {
+    init(pool: ConnectionPool?, snapshots: IdentifierSnapshots, requestsInFlight: RequestsInFlight = RequestsInFlight(),
+         lifecycleChanges: @escaping @Sendable () -> Int = { 0 }, submissions: @escaping @Sendable () -> Int = { 0 }) {
         let registry = PrometheusCollectorRegistry()
         var factory = PrometheusMetricsFactory(registry: registry)
         factory.defaultDurationHistogramBuckets = [
@@ -55,6 +58,7 @@ final class ServiceMetrics: Sendable {
         self.factory = factory
         self.pool = pool
         self.snapshots = snapshots
+        self.requestsInFlight = requestsInFlight
         unansweredLifecycleChanges = lifecycleChanges
         unansweredSubmissions = submissions
         func gauge(_ name: String, _ unit: String, _ help: String) -> Prometheus.Gauge {
@@ -68,6 +72,7 @@ final class ServiceMetrics: Sendable {
         submissionsPending = gauge("db_purchase_submissions_pending", "",
                                    "Purchase submissions waiting to be written together, or being written")
         identifierApps = gauge("identifier_snapshot_apps", "", "Apps whose identifier lists are served from memory")
+        inFlight = gauge("http_requests_in_flight", "", "API requests being answered (long polls while they wait excluded)")
         receipts = ReceiptVerificationMetrics(registry: registry, factory: factory)
     }
 
@@ -114,6 +119,7 @@ final class ServiceMetrics: Sendable {
         lifecycleChangesPending.set(Double(unansweredLifecycleChanges()))
         submissionsPending.set(Double(unansweredSubmissions()))
         identifierApps.set(Double(snapshots.count))
+        inFlight.set(Double(requestsInFlight.current))
         receipts.render()
         return registry.emitToBuffer()
     }

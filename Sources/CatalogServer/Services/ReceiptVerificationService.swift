@@ -16,7 +16,8 @@ import ServiceLifecycle
 /// (``SubmissionSignals``). It leases as soon as this process queues a receipt (``SubmissionSignals``) or a place
 /// comes free, looks for other processes' work every `poll` when idle, and sleeps until the next retry or lease
 /// end when that is sooner. Its statements run on connections of its own (`database` without the requests' pool),
-/// so that it never takes a request's connection or place in line, nor waits behind requests.
+/// so that it never takes a request's connection or place in line, nor waits behind requests; and while the
+/// process answers many requests at once, each round of leases gives way to them first (``RequestsInFlight``).
 ///
 /// Stopping (graceful shutdown, after the HTTP server has drained): it leases no more, lets the attempts in flight
 /// finish for at most `shutdownGrace`, and gives the leases of those still asking back to the queue, due now.
@@ -36,6 +37,7 @@ final class ReceiptVerificationService: Service {
     private let logger: Logger
     private let held = HeldAttempts()
     private let schema: SchemaReady
+    private let requests: RequestsInFlight
 
     /// The shortest pause between two leases while others hold the due submissions (they are leasing them now).
     private static let contendedPause: Duration = .milliseconds(100)
@@ -44,9 +46,10 @@ final class ReceiptVerificationService: Service {
 
     init(database: Database, signals: SubmissionSignals, storeSettings: StoreSettingsCache,
          settings: ReceiptVerificationSettings, metrics: ReceiptVerificationMetrics, schema: SchemaReady,
-         logger: Logger) {
+         requests: RequestsInFlight = RequestsInFlight(), logger: Logger) {
         self.database = database
         self.schema = schema
+        self.requests = requests
         queue = database.queue
         self.signals = signals
         self.storeSettings = storeSettings
@@ -86,6 +89,9 @@ final class ReceiptVerificationService: Service {
                     pause = settings.poll
                     let room = settings.appStore.concurrency - held.count
                     guard room > 0 else { continue }  // a place coming free wakes the wait
+                    // Queued receipts are durable: while the API is busy they wait for it, a round at a time.
+                    _ = try? await requests.giveWay()
+                    if held.isStopping || Task.isCancelled { break }
                     let asked = min(room, settings.leaseBatch)
                     do {
                         let leases = try await queue.lease(asked, for: settings.lease)

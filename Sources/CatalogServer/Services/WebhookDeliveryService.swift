@@ -21,7 +21,8 @@ import WebhookClient
 /// at a time; a killed process's endpoints are taken over once its leases run out.
 ///
 /// It never holds a transaction, and a database connection only for a statement: a slow or dead receiver holds
-/// one task of this service, never the API. Its statements (leases, pages of events, cursors) run on the
+/// one task of this service, never the API. While the API is busy, each page of deliveries waits a moment for it
+/// (``RequestsInFlight``). Its statements (leases, pages of events, cursors) run on the
 /// PostgreSQL client's connections, not the requests' pool: with the pool busy, they would take places in its
 /// bounded queue that belong to requests. Its memory is a page of events per endpoint.
 final class WebhookDeliveryService: Service, Sendable {
@@ -29,6 +30,8 @@ final class WebhookDeliveryService: Service, Sendable {
     let changes: CatalogChanges
     let sender: WebhookSender
     let settings: WebhookSettings
+    /// The API's requests in flight, which deliveries give way to.
+    let requests: RequestsInFlight
     let logger: Logger
     /// This process's name in the leases it takes.
     let holder = UUID()
@@ -54,11 +57,13 @@ final class WebhookDeliveryService: Service, Sendable {
     /// How many deliveries between two prunings of an endpoint's attempts.
     static let pruningInterval = 5_000
 
-    init(database: Database, changes: CatalogChanges, sender: WebhookSender, settings: WebhookSettings, logger: Logger) {
+    init(database: Database, changes: CatalogChanges, sender: WebhookSender, settings: WebhookSettings,
+         requests: RequestsInFlight, logger: Logger) {
         self.database = database
         self.changes = changes
         self.sender = sender
         self.settings = settings
+        self.requests = requests
         self.logger = logger
     }
 
@@ -172,6 +177,7 @@ final class WebhookDeliveryService: Service, Sendable {
                         guard await notices.next() != nil else { return }
                         continue
                     }
+                    try await requests.giveWay()
                     var failed = false
                     for event in page.events {
                         try Task.checkCancellation()

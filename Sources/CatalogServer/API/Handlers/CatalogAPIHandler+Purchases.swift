@@ -136,8 +136,12 @@ extension CatalogAPIHandler {
             return submission
         }
         let deadline = ContinuousClock.now.advanced(by: .seconds(wait))
-        guard let submission = try await signals.wait(for: id, until: deadline, poll: Self.outcomePoll,
-                                                      isSettled: { $0.status.isFinal }, read: read)
+        // Waiting for the outcome takes nothing of this process: webhook deliveries need not give way to it.
+        let waited = try await metrics.requestsInFlight.idle {
+            try await signals.wait(for: id, until: deadline, poll: Self.outcomePoll, isSettled: { $0.status.isFinal },
+                                   read: read)
+        }
+        guard let submission = waited
         else { throw CatalogError.notFound("no submission \(input.path.submissionId) in \(bundleID)") }
         return .ok(.init(body: .json(.init(submission))))
     }

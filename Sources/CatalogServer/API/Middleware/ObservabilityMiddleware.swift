@@ -2,7 +2,8 @@ import Hummingbird
 import Logging
 
 /// Records every API request in the metrics (by route pattern, never by raw path, so that the number of
-/// series stays bounded) and logs it with its request id, outcome and duration.
+/// series stays bounded) and logs it with its request id, outcome and duration; counts it in flight until its
+/// answer's head is ready (``RequestsInFlight``).
 struct ObservabilityMiddleware<Context: RequestContext>: RouterMiddleware {
     let metrics: ServiceMetrics
 
@@ -11,6 +12,8 @@ struct ObservabilityMiddleware<Context: RequestContext>: RouterMiddleware {
     {
         let clock = ContinuousClock()
         let start = clock.now
+        metrics.requestsInFlight.begin()
+        defer { metrics.requestsInFlight.end() }
         let response = try await next(request, context)
         let duration = clock.now - start
         let route = context.endpointPath ?? "unmatched"
