@@ -4,9 +4,13 @@ import HummingbirdTesting
 import NIOCore
 
 /// Requests the server is answering for as long as a test wants, over connections of their own: each sends its
-/// head and the first byte of its body, the rest after `duration`; each task answers the response.
+/// head and the first byte of its body, the rest after `hold`; each task answers the response (its head and
+/// body, or "" if none came within 10 s of the rest).
 enum HeldRequests {
-    static func start(_ count: Int, port: Int, path: String, key: String, for duration: Duration,
+    /// Long enough to check what happens meanwhile on a machine busy with the whole suite.
+    static let hold = Duration.seconds(12)
+
+    static func start(_ count: Int, port: Int, path: String, key: String, for duration: Duration = hold,
                       body: @escaping @Sendable (Int) -> String) -> [Task<String, any Error>] {
         (0..<count).map { index in
             Task {
