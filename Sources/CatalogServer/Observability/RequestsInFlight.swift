@@ -46,16 +46,25 @@ final class RequestsInFlight: Sendable {
     }
 
     /// Waits while more than `limit` requests are in flight (`limit` 0: never), at most `longest`, looking every
-    /// `interval`; answers how long it waited.
+    /// `interval`; answers how long it waited. Once busy, the process must stay at or below the limit for `settle`
+    /// before the wait ends: requests written together are answered together, and the moment between one batch's
+    /// answers and the clients' next requests is not the API being quiet.
     @discardableResult
-    func giveWay(above limit: Int, atMost longest: Duration, interval: Duration = .milliseconds(10)) async throws
-        -> Duration
-    {
+    func giveWay(above limit: Int, atMost longest: Duration, interval: Duration = .milliseconds(10),
+                 settle: Duration = .milliseconds(50)) async throws -> Duration {
+        guard limit > 0, current > limit else { return .zero }
         let clock = ContinuousClock()
         let start = clock.now
-        guard limit > 0 else { return .zero }
-        while current > limit, clock.now - start < longest {
+        var quietSince: ContinuousClock.Instant?
+        while clock.now - start < longest {
             try await Task.sleep(for: min(interval, longest - (clock.now - start)))
+            if current > limit {
+                quietSince = nil
+            } else if let since = quietSince {
+                if clock.now - since >= settle { break }
+            } else {
+                quietSince = clock.now
+            }
         }
         return clock.now - start
     }
