@@ -267,6 +267,32 @@ struct WebhooksAPITests {
         await receiver.stop()
     }
 
+    @Test("an event failing in the middle of a backlog: the page read ahead is dropped, every event arrives once, in order")
+    func failureWhileReadingAhead() async throws {
+        let fixture = try await APIFixture.forSuite("webhooks_ahead")
+        let keys = try await fixture.keys()
+        let receiver = try await WebhookReceiver.start()
+        let app = "com.hooks.ahead"
+        try await fixture.run(webhooks: .testing()) { api in
+            try await api.createApp(app, key: keys.admin)
+            let created = try await create(api, ["url": receiver.url(), "apps": [app]], key: keys.admin)
+            // A backlog of full pages: nothing is delivered until all 250 events are written.
+            receiver.fail(with: 503)
+            try await write(250, app: app, perSecond: 10_000, database: fixture.url)
+            receiver.fail(once: 503, at: 150)
+            receiver.fail(with: nil)
+            let expected = try await sequences(api, app: app, after: Int64(created.deliveredThrough), key: keys.admin)
+            #expect(expected.count == 250)
+            let received = try await receiver.waitFor(250, timeout: .seconds(60))
+            #expect(received.compactMap(\.sequence) == expected, "not every event, or not in order")
+            #expect(receiver.messages.count == 250, "\(receiver.messages.count - 250) sent twice")
+            let tried = try await attempts(api, created.id, key: keys.admin)
+            #expect(tried.contains { $0.outcome == .failed && $0.sequence == expected[150] },
+                    "the 151st event did not fail once: the test proved nothing")
+        }
+        await receiver.stop()
+    }
+
     @Test("while the API answers more requests than the limit at once, deliveries wait for them")
     func deliveriesGiveWay() async throws {
         let fixture = try await APIFixture.forSuite("webhooks_busy")

@@ -24,6 +24,7 @@ public final class WebhookReceiver: Sendable {
     private struct State {
         var messages: [Message] = []
         var failing: Int?
+        var failOnce: (at: Int, status: Int)?
     }
 
     private let state = Mutex(State())
@@ -83,6 +84,10 @@ public final class WebhookReceiver: Sendable {
                               signature: header("webhook-signature"), body: body, receivedAt: Date())
         let failing = state.withLock { state -> Int? in
             if let failing = state.failing { return failing }
+            if let once = state.failOnce, state.messages.count == once.at {
+                state.failOnce = nil
+                return once.status
+            }
             state.messages.append(message)
             return nil
         }
@@ -92,6 +97,11 @@ public final class WebhookReceiver: Sendable {
     /// Answers `status` to every request from now on (`nil`: delivered again, 204). Requests answered so are not kept.
     public func fail(with status: Int?) {
         state.withLock { $0.failing = status }
+    }
+
+    /// Answers `status` once, to the request that arrives when `count` messages have been kept.
+    public func fail(once status: Int, at count: Int) {
+        state.withLock { $0.failOnce = (count, status) }
     }
 
     /// Every message received (answered 2xx), duplicates included, in arrival order.

@@ -1,9 +1,7 @@
-import CatalogAPI
 import CatalogCore
 import CatalogStore
 import Foundation
 import Logging
-import NIOCore
 import PurchaseCore
 import ServiceLifecycle
 import Synchronization
@@ -49,6 +47,7 @@ final class WebhookDeliveryService: Service, Sendable {
 
     private let state = Mutex(State())
     private let wakeups = ServiceWakeup()
+    private let bodies = WebhookBodies()
 
     /// Events read per page, and delivered events recorded per statement at most.
     static let pageSize = 100
@@ -164,13 +163,23 @@ final class WebhookDeliveryService: Service, Sendable {
         do {
             try await changes.withSubscription(to: .history) { subscription in
                 var notices = subscription.makeAsyncIterator()
+                // The page after a full one, read while the full one is sent, and where it starts.
+                var ahead: (after: Int64, page: Task<EventPage, any Error>)?
+                defer { ahead?.page.cancel() }
                 while !Task.isCancelled {
                     if let due = progress.nextAttemptAt, due > Date() {
                         try await Task.sleep(for: .milliseconds(Int(due.timeIntervalSinceNow * 1000) + 1))
                         continue
                     }
-                    let page = try await changes.events(after: progress.position, filter: filter, limit: Self.pageSize,
+                    let page: EventPage
+                    if let read = ahead, read.after == progress.position {
+                        page = try await read.page.value
+                    } else {
+                        ahead?.page.cancel()
+                        page = try await changes.events(after: progress.position, filter: filter, limit: Self.pageSize,
                                                         on: database)
+                    }
+                    ahead = nil
                     if page.events.isEmpty {
                         progress.position = max(progress.position, page.next)
                         guard try await record(&progress, endpoint, leased.generation, force: false, idle: true) else { return }
@@ -178,6 +187,15 @@ final class WebhookDeliveryService: Service, Sendable {
                         continue
                     }
                     try await requests.giveWay()
+                    if page.events.count == Self.pageSize {
+                        // More are waiting: the next page is read while this one is sent. It starts where the cursor
+                        // stands once this page is delivered; if an event fails, the cursor stands before it and the
+                        // page read ahead is not used.
+                        let after = page.next
+                        ahead = (after, Task { [changes, database] in
+                            try await changes.events(after: after, filter: filter, limit: Self.pageSize, on: database)
+                        })
+                    }
                     var failed = false
                     for event in page.events {
                         try Task.checkCancellation()
@@ -225,7 +243,10 @@ final class WebhookDeliveryService: Service, Sendable {
         let number = progress.failedAttempts + 1
         let at = Date()
         let started = ContinuousClock.now
-        let outcome = await sender.send(try Self.message(for: event, at: at), to: endpoint.url, secret: leased.secret)
+        // Its id is the same at every attempt and every redelivery; its timestamp is the time of sending.
+        let message = WebhookMessage(id: "evt_\(event.sequence)", timestamp: Int64(at.timeIntervalSince1970),
+                                     body: try bodies.body(for: event))
+        let outcome = await sender.send(message, to: endpoint.url, secret: leased.secret)
         let duration = ContinuousClock.now - started
         let status: Int?
         let reason: String
@@ -296,15 +317,5 @@ final class WebhookDeliveryService: Service, Sendable {
         progress.delivered.removeAll(keepingCapacity: true)
         progress.lastRecording = .now
         return moved
-    }
-
-    /// The message for `event`: its id (`evt_<sequence>`, the same at every attempt and every redelivery), the
-    /// time of sending, and the body `{"data": event, "timestamp": at, "type": kind}`, the event as the API
-    /// answers it (``AnswerJSON``).
-    static func message(for event: HistoryEvent, at time: Date) throws -> WebhookMessage {
-        let data = AnswerJSON.line(try Components.Schemas.HistoryEvent(event))
-        let body = "{\"data\":\(data),\"timestamp\":\"\(AnswerJSON.instant(event.at))\",\"type\":\"\(event.record.kind.rawValue)\"}"
-        return WebhookMessage(id: "evt_\(event.sequence)", timestamp: Int64(time.timeIntervalSince1970),
-                              body: ByteBuffer(string: body))
     }
 }
