@@ -148,6 +148,8 @@ final class WebhookDeliveryService: Service, Sendable {
         var failingSince: Date?
         var nextAttemptAt: Date?
         var sincePruning = 0
+        /// The recording under way while later events are sent: whether the endpoint was still this process's.
+        var recording: Task<Bool, any Error>?
     }
 
     /// Delivers to one leased endpoint until cancelled, or until its lease or cursor is someone else's.
@@ -302,20 +304,30 @@ final class WebhookDeliveryService: Service, Sendable {
 
     /// Moves the cursor and records the delivered events, when `force`d, when enough have waited, or when the
     /// worker is about to wait (`idle`) with something to record; answers whether the endpoint is still this
-    /// process's (if not, the worker stops).
+    /// process's (if not, the worker stops). While events are being sent (neither forced nor idle) the statement
+    /// runs beside them, one at a time: its answer is read before the next recording, which costs at most the
+    /// events of one more page sent again after a lost lease (at least once, as ever).
     private func record(_ progress: inout Progress, _ endpoint: WebhookEndpoint, _ generation: Int64, force: Bool,
                         idle: Bool) async throws -> Bool {
         let waited = ContinuousClock.now - progress.lastRecording
         let due = force || progress.delivered.count >= Self.pageSize || (!progress.delivered.isEmpty && waited >= Self.recordingDelay)
             || (idle && !progress.delivered.isEmpty)
             || (idle && progress.position > progress.recorded && waited >= .seconds(5))
+        if force || idle || due, let previous = progress.recording {
+            progress.recording = nil
+            guard try await previous.value else { return false }
+        }
         guard due, progress.position > progress.recorded || !progress.delivered.isEmpty else { return true }
-        let moved = try await database.webhooks.advance(
-            endpoint.id, holder: holder, generation: generation, through: progress.position, delivered: progress.delivered,
-            lease: settings.lease)
+        let (through, delivered) = (progress.position, progress.delivered)
         progress.recorded = progress.position
         progress.delivered.removeAll(keepingCapacity: true)
         progress.lastRecording = .now
-        return moved
+        let advance = { @Sendable [database, holder, lease = settings.lease] in
+            try await database.webhooks.advance(endpoint.id, holder: holder, generation: generation, through: through,
+                                                delivered: delivered, lease: lease)
+        }
+        if force || idle { return try await advance() }
+        progress.recording = Task { try await advance() }
+        return true
     }
 }
