@@ -82,8 +82,8 @@ public func buildApplication(_ arguments: some ServerArguments) async throws -> 
     let changes = database.changes(logger: logger)
     let snapshots = IdentifierSnapshots()
     let keyCache = KeyCache()
-    let metrics = ServiceMetrics(pool: pool, snapshots: snapshots,
-                                 requestsInFlight: RequestsInFlight(busyAbove: limits.busyRequests, longestWait: limits.busyWait),
+    let requestsInFlight = RequestsInFlight(busyAbove: limits.busyRequests, longestWait: limits.busyWait)
+    let metrics = ServiceMetrics(pool: pool, snapshots: snapshots, requestsInFlight: requestsInFlight,
                                  lifecycleChanges: { database.unansweredLifecycleChanges },
                                  submissions: { database.unansweredSubmissions })
     let signals = SubmissionSignals()
@@ -94,7 +94,7 @@ public func buildApplication(_ arguments: some ServerArguments) async throws -> 
     // On the client's connections, as the receipt worker's below: never a request's place in the pool's queue.
     let deliveries = WebhookDeliveryService(database: Database(client: client, logger: databaseLogger), changes: changes,
                                             sender: webhookSender, settings: webhookSettings,
-                                            requests: metrics.requestsInFlight, logger: logger)
+                                            requests: requestsInFlight, logger: logger)
     let router = try buildRouter(database: database, migrator: migrator, snapshots: snapshots, metrics: metrics,
                                  limits: limits, keyCache: keyCache,
                                  verifier: SignedDataVerifier(roots: arguments.trustedRoots), signals: signals,
@@ -112,7 +112,7 @@ public func buildApplication(_ arguments: some ServerArguments) async throws -> 
         let verifying = Database(client: client, logger: databaseLogger, batching: true)
         services.append(ReceiptVerificationService(database: verifying, signals: signals, storeSettings: storeSettings,
                                                    settings: settings, metrics: metrics.receipts, schema: schema,
-                                                   requests: metrics.requestsInFlight, logger: logger))
+                                                   requests: requestsInFlight, logger: logger))
     }
     services.append(deliveries)
     var app = Application(

@@ -7,9 +7,9 @@ import Synchronization
 
 /// The service's metrics, in Prometheus' text format at `GET /metrics`: requests and their latency per
 /// route, method and status; database connections in use and requests waiting for one; actions taken per
-/// action and outcome; the apps whose identifier lists are in memory; the API requests in flight; the receipt verification worker's
-/// (``ReceiptVerificationMetrics``). Metric objects are made once per label set and kept, so that recording is an
-/// atomic update.
+/// action and outcome; the apps whose identifier lists are in memory; the API requests in flight; the receipt
+/// verification worker's (``ReceiptVerificationMetrics``). Metric objects are made once per label set and kept,
+/// so that recording is an atomic update.
 final class ServiceMetrics: Sendable {
     private struct RequestLabels: Hashable {
         let route: String

@@ -136,7 +136,7 @@ extension CatalogAPIHandler {
             return submission
         }
         let deadline = ContinuousClock.now.advanced(by: .seconds(wait))
-        // Waiting for the outcome takes nothing of this process: webhook deliveries need not give way to it.
+        // Waiting for the outcome takes nothing of this process: background work need not give way to it.
         let waited = try await metrics.requestsInFlight.idle {
             try await signals.wait(for: id, until: deadline, poll: Self.outcomePoll, isSettled: { $0.status.isFinal },
                                    read: read)
