@@ -1,7 +1,7 @@
 @testable import CatalogServer
 import Testing
 
-/// What webhook deliveries give way to: the API's requests in flight.
+/// What background work (webhook deliveries, receipt leases) gives way to: the API's requests in flight.
 @Suite("Requests in flight")
 struct RequestsInFlightTests {
     @Test("giving way waits while more requests than the limit are in flight, at most its time")

@@ -16,7 +16,8 @@ final class RequestsInFlight: Sendable {
     let longestWait: Duration
     private let count = Atomic<Int>(0)
 
-    init(busyAbove: Int = 16, longestWait: Duration = .seconds(1)) {
+    init(busyAbove: Int = ServiceLimits.standard.busyRequests,
+         longestWait: Duration = ServiceLimits.standard.busyWait) {
         self.busyAbove = busyAbove
         self.longestWait = longestWait
     }
