@@ -369,8 +369,10 @@ struct ReceiptVerificationTests {
 
     @Test("stopping: attempts in flight finish within the grace; those still asking after it are given back, due now")
     func gracefulShutdown() async throws {
-        // Calls long enough that all three are in flight together even when the machine is slow to start them.
-        let store = StandInAppStore(seal: .random(), behaviour: .init(latencyMs: 2_500...2_500, outage: .none,
+        // Calls long enough that all three are in flight together even when the machine is slow to start them:
+        // they are queued one by one, and the worker may take the first before the last is queued (with 2.5 s
+        // calls, a loaded suite once never had all three in flight).
+        let store = StandInAppStore(seal: .random(), behaviour: .init(latencyMs: 8_000...8_000, outage: .none,
                                                                      outageEndsAt: nil))
         let bundle = "com.receipts.stopping"
         // A grace longer than the App Store takes: the attempts in flight end and are recorded.
@@ -387,7 +389,7 @@ struct ReceiptVerificationTests {
         let decided = try await TestPurchases.decided(finished, of: bundle, in: url, timeout: .zero)
         #expect(decided.values.allSatisfy { $0.status == .verified })
         // A grace shorter than the App Store takes: given back, retrying and due now, for any worker.
-        store.change(BehaviourChange(latencyMs: 5_000...5_000))
+        store.change(BehaviourChange(latencyMs: 10_000...10_000))
         let released = try await Self.run("receipts_stopping", store: store, worker: {
             $0.shutdownGrace = .milliseconds(200)
         }) { url, _ in

@@ -2,6 +2,7 @@ import CatalogStore
 import Foundation
 import Logging
 import PostgresNIO
+import Synchronization
 
 /// The private PostgreSQL the tests run against, and a fresh database per test suite.
 ///
@@ -60,10 +61,56 @@ public enum TestDatabase {
         configuration.options.connectTimeout = .seconds(5)
         configuration.options.maximumConnections = maximumConnections
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-        return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await client.run() }
-            defer { group.cancelAll() }
-            return try await body(client)
+        // Not a child task, whose end the scope would await for ever: full runs of the suites have been seen to
+        // stall in tests that never ended, each of which makes this wait, for a client's `run()` to return once
+        // cancelled (docs/decisions.md, "A stalled test run"). The wait is bounded, and said when it runs out.
+        let running = Task { await client.run() }
+        let result: Result
+        do {
+            result = try await body(client)
+        } catch {
+            await stop(running)
+            throw error
+        }
+        await stop(running)
+        return result
+    }
+
+    /// Cancels a client's `run()` and waits for it to return, at most 10 seconds; beyond them it is left to
+    /// return whenever it does, and standard error says so.
+    private static func stop(_ running: Task<Void, Never>) async {
+        running.cancel()
+        let ended = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let answer = FirstAnswer(continuation)
+            let timer = Task {
+                try? await Task.sleep(for: .seconds(10))
+                answer.give(false)
+            }
+            Task {
+                await running.value
+                answer.give(true)
+                timer.cancel()
+            }
+        }
+        if !ended {
+            FileHandle.standardError.write(Data(
+                "TestDatabase: a PostgresClient's run() had not returned 10 s after it was cancelled\n".utf8))
+        }
+    }
+
+    /// Resumes its continuation with the first answer given; later ones are dropped.
+    private final class FirstAnswer: Sendable {
+        private let continuation: Mutex<CheckedContinuation<Bool, Never>?>
+
+        init(_ continuation: CheckedContinuation<Bool, Never>) {
+            self.continuation = Mutex(continuation)
+        }
+
+        func give(_ answer: Bool) {
+            continuation.withLock { continuation in
+                defer { continuation = nil }
+                return continuation
+            }?.resume(returning: answer)
         }
     }
 
