@@ -369,37 +369,33 @@ struct ReceiptVerificationTests {
 
     @Test("stopping: attempts in flight finish within the grace; those still asking after it are given back, due now")
     func gracefulShutdown() async throws {
-        // Calls long enough that all three are in flight together even when the machine is slow to start them:
-        // they are queued one by one, and the worker may take the first before the last is queued (with 2.5 s
-        // calls, a loaded suite once never had all three in flight).
-        let store = StandInAppStore(seal: .random(), behaviour: .init(latencyMs: 8_000...8_000, outage: .none,
+        let store = StandInAppStore(seal: .random(), behaviour: .init(latencyMs: 5_000...5_000, outage: .none,
                                                                      outageEndsAt: nil))
         let bundle = "com.receipts.stopping"
+        // The receipts are queued before the worker starts, so that its first lease takes all three and their
+        // calls are in flight together however slowly the machine starts them (queued while it ran, one by
+        // one, a loaded suite twice never had all three in flight at once).
+        let url = try await TestDatabase.forSuite("receipts_stopping")
+        let key = try await TestPurchases.app(bundle, in: url)
+        let finished = try await TestPurchases.queue(try (0..<3).map { _ in try Self.issue(store, bundle).receipt },
+                                                     of: bundle, key: key.keyID, in: url)
         // A grace longer than the App Store takes: the attempts in flight end and are recorded.
-        let (url, finished) = try await Self.run("receipts_stopping", store: store, worker: {
+        try await Self.run("receipts_stopping", store: store, worker: {
             $0.appStore.timeout = .seconds(15)
             $0.shutdownGrace = .seconds(20)
-        }) { url, _ in
-            let key = try await TestPurchases.app(bundle, in: url)
-            let ids = try await TestPurchases.queue(try (0..<3).map { _ in try Self.issue(store, bundle).receipt },
-                                                    of: bundle, key: key.keyID, in: url)
+        }) { _, _ in
             try await Self.waitUntilInFlight(3, store)
-            return (url, ids)
         }
         let decided = try await TestPurchases.decided(finished, of: bundle, in: url, timeout: .zero)
         #expect(decided.values.allSatisfy { $0.status == .verified })
         // A grace shorter than the App Store takes: given back, retrying and due now, for any worker.
         store.change(BehaviourChange(latencyMs: 10_000...10_000))
-        let released = try await Self.run("receipts_stopping", store: store, worker: {
+        let released = try await TestPurchases.queue(try (0..<3).map { _ in try Self.issue(store, bundle).receipt },
+                                                     of: bundle, key: key.keyID, in: url)
+        try await Self.run("receipts_stopping", store: store, worker: {
             $0.shutdownGrace = .milliseconds(200)
-        }) { url, _ in
-            let key = try await TestDatabase.withDatabase(url) { database in
-                try await database.submissions.find(bundle, id: finished[0])?.keyID
-            }
-            let ids = try await TestPurchases.queue(try (0..<3).map { _ in try Self.issue(store, bundle).receipt },
-                                                    of: bundle, key: try #require(key), in: url)
+        }) { _, _ in
             try await Self.waitUntilInFlight(3, store)
-            return ids
         }
         try await TestDatabase.withDatabase(url) { database in
             for id in released {
