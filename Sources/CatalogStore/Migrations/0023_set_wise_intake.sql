@@ -1,4 +1,4 @@
--- Signed transactions written a batch at a time, not a row at a time (issue 22's benchmark; docs/performance.md
+-- Intake written a batch at a time, not a row at a time (issue 22's benchmark; docs/performance.md
 -- "Signed transactions: statements per batch, not per row"). The rules are 0013's and 0020's, unchanged.
 --
 -- A PL/pgSQL function pays for every statement it runs an executor start: its plan's nodes, the table's CHECK
@@ -16,6 +16,7 @@
 --     before. Signals are raised per new transaction as before (ledger_signals), after the batch's new
 --     transactions are in the ledger: two purchases of one account in one batch now see each other, as any two
 --     committed one after the other always did;
+--   - purchases_queue_receipts likewise: the new submissions in one statement, their receipts in one;
 --   - the batch's answers are read in one query (purchase_submission_answer, which purchase_submission_json
 --     is now made of), not one function call each;
 --   - the events of a batch are appended in the order the row-at-a-time function made them: by item, each
@@ -354,6 +355,47 @@ BEGIN
     PERFORM history_append_all(ARRAY(
         SELECT e.event FROM unnest(event_positions, events) WITH ORDINALITY AS e(position, event, arrival)
         ORDER BY e.position, e.arrival));
+END
+$$;
+
+-- 0013's purchases_queue_receipts, a statement per step: the new submissions in one, their receipts in one, the
+-- answers in one query.
+CREATE OR REPLACE FUNCTION purchases_queue_receipts(items jsonb)
+RETURNS TABLE (ordinal integer, created boolean, submission jsonb)
+LANGUAGE plpgsql AS $$
+DECLARE
+    made_positions integer[];
+BEGIN
+    WITH item AS (
+        SELECT i.position::integer AS position, i.value AS body
+        FROM jsonb_array_elements(items) WITH ORDINALITY AS i(value, position)),
+    made AS (
+        INSERT INTO purchase_submissions AS s (app, key_id, account_token, kind, proof_sha256, status,
+                                               next_attempt_at)
+        SELECT item.body ->> 'app', (item.body ->> 'keyId')::uuid, coalesce(item.body ->> 'accountToken', ''),
+               'receipt', decode(item.body ->> 'proofSha256', 'hex'), 'queued', now()
+        FROM item ORDER BY item.position
+        ON CONFLICT (app, account_token, proof_sha256) DO NOTHING
+        RETURNING s.id, s.app, s.account_token, s.proof_sha256),
+    -- An item of the batch that repeats an earlier one's proof and account finds the earlier one's submission.
+    first AS (
+        SELECT DISTINCT ON (made.id) item.position, made.id, item.body ->> 'receipt' AS receipt
+        FROM made JOIN item
+          ON item.body ->> 'app' = made.app AND coalesce(item.body ->> 'accountToken', '') = made.account_token
+         AND decode(item.body ->> 'proofSha256', 'hex') = made.proof_sha256
+        ORDER BY made.id, item.position),
+    stored AS (
+        INSERT INTO submission_receipts (submission_id, receipt)
+        SELECT first.id, first.receipt FROM first)
+    SELECT coalesce(array_agg(first.position), '{}') INTO made_positions FROM first;
+
+    RETURN QUERY
+        SELECT i.position::integer, i.position::integer = ANY (made_positions), a.answer
+        FROM jsonb_array_elements(items) WITH ORDINALITY AS i(value, position)
+        JOIN purchase_submissions s
+          ON s.app = i.value ->> 'app' AND s.account_token = coalesce(i.value ->> 'accountToken', '')
+         AND s.proof_sha256 = decode(i.value ->> 'proofSha256', 'hex')
+        CROSS JOIN LATERAL purchase_submission_answer(s) AS a;
 END
 $$;
 

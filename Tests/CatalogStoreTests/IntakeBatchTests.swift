@@ -4,10 +4,10 @@ import Foundation
 import PurchaseCore
 import Testing
 
-/// One batch of signed transactions, written by one statement (sql/0023's purchases_record_signed): what concurrent
-/// requests may put together in a batch, put there on purpose.
-@Suite("Signed transactions in one batch")
-struct SignedBatchTests {
+/// One batch of intake, written by one statement (sql/0023's purchases_record_signed and purchases_queue_receipts):
+/// what concurrent requests may put together in a batch, put there on purpose.
+@Suite("Intake in one batch")
+struct IntakeBatchTests {
     typealias Ledger = LedgerWriteTests
 
     @Test("a repeated proof, a transaction two accounts bring, a known one and a new one: as if one by one")
@@ -64,6 +64,33 @@ struct SignedBatchTests {
             #expect(events == ["transaction_recorded t2", "transaction_recorded t1", "signal_raised t1 \(Ledger.bob)",
                                "signal_raised t2 \(Ledger.alice)", "transaction_recorded t3"])
             #expect(try await database.history.verify(chain: app).verified)
+        }
+    }
+
+    @Test("receipts: a repeated receipt is one submission, a known one answers as it stands, each new one is stored")
+    func receiptBatch() async throws {
+        let url = try await TestDatabase.forSuite(Ledger.suite)
+        try await TestDatabase.withDatabase(url) { database in
+            let app = "com.ledger.receiptbatch"
+            let key = try await Ledger.world(database, app)
+            func receipt(_ text: String, _ account: String = Ledger.alice) -> PurchaseSubmissionRepository.QueuedReceipt {
+                .init(bundleID: app, keyID: key.0, accountToken: account, receipt: text)
+            }
+            let known = try await database.submissions.queueReceipt(receipt("S05PV04="))
+            let batch = [receipt("TkVXMQ=="), receipt("S05PV04="), receipt("TkVX\nMQ=="), receipt("TkVXMQ==", Ledger.bob)]
+            let answers = try await PurchaseSubmissionRepository.queueReceipts(batch, on: database)
+                .map { try #require($0) }
+            // Whitespace does not make another receipt: items 0 and 2 are one submission, made by one of them.
+            #expect(answers[0].created != answers[2].created && answers[0].submission.id == answers[2].submission.id)
+            #expect(!answers[1].created && answers[1].submission.id == known.submission.id)
+            #expect(answers[3].created && answers[3].submission.id != answers[0].submission.id)
+            #expect(answers.allSatisfy { $0.submission.status == .queued && $0.submission.transactions.isEmpty })
+            let stored = try await StoreFixtures.values("""
+                SELECT s.account_token || ' ' || r.receipt FROM purchase_submissions s
+                JOIN submission_receipts r ON r.submission_id = s.id
+                WHERE s.app = '\(app)' ORDER BY s.account_token, r.receipt
+                """, as: String.self, in: database)
+            #expect(stored == ["\(Ledger.alice) S05PV04=", "\(Ledger.alice) TkVXMQ==", "\(Ledger.bob) TkVXMQ=="])
         }
     }
 }
