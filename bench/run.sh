@@ -805,8 +805,14 @@ if has_step purchases; then
         harness_run "purchases_P_$round" P "$PURCHASES_URL_P" "$warm_p" WRK_DURATION="$PURCHASES_DURATION"
         warm_p=0
       else
+        # S's CPU per signed transaction, the server's and PostgreSQL's (bench/tools/cpu_split.py), over the run.
+        "$PY" "$PEERS_DIR/tools/cpuacct.py" snap "$(id -u "$BENCH_USER")" > "$OUT/cpu1"
         harness_run "purchases_S_$round" S "$S_URL" "$warm_s" WRK_DURATION="$PURCHASES_DURATION" \
           PURCHASES_TOKEN="$BENCH_APP_KEY" PURCHASES_TABLE=ledger_transactions BENCH_PGDB="$P_DB"
+        "$PY" "$PEERS_DIR/tools/cpuacct.py" snap "$(id -u "$BENCH_USER")" > "$OUT/cpu2"
+        read -r server_ms postgres_ms < <("$PY" "$BENCH_DIR/tools/cpu_split.py" "$OUT/cpu1" "$OUT/cpu2" "$S_PID" \
+          "$(sed -n "s/^purchases_S_${round}_requests=//p" "$FACTS" | tail -1)")
+        { echo "purchases_S_${round}_server_ms=$server_ms"; echo "purchases_S_${round}_postgres_ms=$postgres_ms"; } >> "$FACTS"
         warm_s=0
       fi
     done

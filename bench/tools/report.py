@@ -110,7 +110,9 @@ def purchases(facts):
                       "all_rps": "/".join(f"{x:,.0f}" for x in g("rps", float)),
                       "non2xx": int(sum(g("non2xx", float))), "socket": "/".join(facts.get(f"{k}_socket_errors", "?") for k in keys),
                       "new_pct": min(g("new_pct", float), default=float("nan")),
-                      "cpu": "/".join(facts.get(f"{k}_cpu", "?") for k in keys)}
+                      "cpu": "/".join(facts.get(f"{k}_cpu", "?") for k in keys),
+                      "server_ms": statistics.median(g("server_ms", float) or [float("nan")]),
+                      "postgres_ms": statistics.median(g("postgres_ms", float) or [float("nan")])}
     if "S" in out:
         s = out["S"]
         s["ratio"] = s["rps"] / out["P"]["rps"] if "P" in out and out["P"]["rps"] else float("nan")
@@ -226,6 +228,9 @@ def console(med, rat, facts):
             lines.append(f"  S/P = {s['ratio']:.2f} (target >= {TARGET_SIGNED_RATIO:.0f}: {ok(s['ok_ratio'])})   "
                          f"S >= {TARGET_SIGNED_RPS:,.0f}/s: {ok(s['ok_rps'])}   S p99 <= {TARGET_SIGNED_P99:.0f} ms: "
                          f"{ok(s['ok_p99'])}")
+            if s["server_ms"] == s["server_ms"]:
+                lines.append(f"  S's CPU per signed transaction (median): server {s['server_ms']:.3f} ms, "
+                             f"PostgreSQL {s['postgres_ms']:.3f} ms")
     if f("purchases_check"):
         lines.append(f"  checks (bench/tools/purchases_check.py): 3 fresh transactions recorded once: "
                      f"{ok(f('purchases_check') == '1')}; forged bodies refused: {f('purchases_forged_refused')} of "
@@ -400,6 +405,9 @@ def markdown(med, rat, facts):
                    f"≥ {TARGET_SIGNED_RPS:,.0f}: {'met' if s['ok_rps'] else '**missed**'} |")
         out.append(f"| ... p99 at {f('purchases_connections')} connections | {s['p99']:.1f} ms | ≤ {TARGET_SIGNED_P99:.0f} ms: "
                    f"{'met' if s['ok_p99'] else '**missed**'} |")
+        if s["server_ms"] == s["server_ms"]:
+            out.append(f"| S's CPU per signed transaction: server, PostgreSQL | {s['server_ms']:.3f} ms, "
+                       f"{s['postgres_ms']:.3f} ms | |")
     if f("purchases_check"):
         out.append(f"| 3 fresh transactions: 200 verified, recorded once with the payload's values; the same again: "
                    f"the same submission | {'yes' if f('purchases_check') == '1' else '**NO**'} | yes |")
