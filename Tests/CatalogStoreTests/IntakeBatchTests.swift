@@ -67,6 +67,27 @@ struct IntakeBatchTests {
         }
     }
 
+    @Test("a renewal brought with no account is credited to its original's account, in the same batch too")
+    func renewalInBatch() async throws {
+        let url = try await TestDatabase.forSuite(Ledger.suite)
+        try await TestDatabase.withDatabase(url) { database in
+            let app = "com.ledger.batchrenewal"
+            let key = try await Ledger.world(database, app)
+            let batch = [
+                Ledger.signed(app, key, account: "", jws: "jws-11", facts: Ledger.facts("t11") { $0.originalTransactionId = "t10" }),
+                Ledger.signed(app, key, jws: "jws-10", facts: Ledger.facts("t10") { $0.originalTransactionId = "t10" }),
+            ]
+            let answers = try await PurchaseSubmissionRepository.recordSigned(batch, on: database).map { try #require($0) }
+            #expect(answers.allSatisfy { $0.created })
+            let credited = try await StoreFixtures.values("""
+                SELECT transaction_id || ' ' || account_token FROM ledger_transactions WHERE app = '\(app)'
+                ORDER BY transaction_id
+                """, as: String.self, in: database)
+            #expect(credited == ["t10 \(Ledger.alice)", "t11 \(Ledger.alice)"])
+            #expect(try await database.history.verify(chain: app).verified)
+        }
+    }
+
     @Test("receipts: a repeated receipt is one submission, a known one answers as it stands, each new one is stored")
     func receiptBatch() async throws {
         let url = try await TestDatabase.forSuite(Ledger.suite)
