@@ -10,6 +10,7 @@ DOC:         docs/performance.md: the text between the two markers below is repl
 Prints, per scenario, the medians over rounds of req/s, p50 and p99 for each server and the ratios the issue
 sets targets for: S/B req/s >= 0.8 (nginx), S/A req/s >= 20 (FastAPI), S p99 / B p99 <= 1.5.
 """
+import math
 import re
 import statistics
 import sys
@@ -228,7 +229,7 @@ def console(med, rat, facts):
             lines.append(f"  S/P = {s['ratio']:.2f} (target >= {TARGET_SIGNED_RATIO:.0f}: {ok(s['ok_ratio'])})   "
                          f"S >= {TARGET_SIGNED_RPS:,.0f}/s: {ok(s['ok_rps'])}   S p99 <= {TARGET_SIGNED_P99:.0f} ms: "
                          f"{ok(s['ok_p99'])}")
-            if s["server_ms"] == s["server_ms"]:
+            if not math.isnan(s["server_ms"]):
                 lines.append(f"  S's CPU per signed transaction (median): server {s['server_ms']:.3f} ms, "
                              f"PostgreSQL {s['postgres_ms']:.3f} ms")
     if f("purchases_check"):
@@ -405,7 +406,7 @@ def markdown(med, rat, facts):
                    f"≥ {TARGET_SIGNED_RPS:,.0f}: {'met' if s['ok_rps'] else '**missed**'} |")
         out.append(f"| ... p99 at {f('purchases_connections')} connections | {s['p99']:.1f} ms | ≤ {TARGET_SIGNED_P99:.0f} ms: "
                    f"{'met' if s['ok_p99'] else '**missed**'} |")
-        if s["server_ms"] == s["server_ms"]:
+        if not math.isnan(s["server_ms"]):
             out.append(f"| S's CPU per signed transaction: server, PostgreSQL | {s['server_ms']:.3f} ms, "
                        f"{s['postgres_ms']:.3f} ms | |")
     if f("purchases_check"):
