@@ -80,9 +80,8 @@ public struct PurchaseSubmissionRepository: Sendable {
             self.bundleID = bundleID
             self.keyID = keyID
             self.accountToken = accountToken
-            let proof = PurchaseProof.receipt(receipt)
-            self.receipt = proof.canonicalText
-            proofSHA256 = PurchaseSubmissionRepository.digest(proof)
+            self.receipt = PurchaseProof.receipt(receipt).canonicalText
+            proofSHA256 = PurchaseSubmissionRepository.digest(canonicalText: self.receipt)
         }
     }
 
@@ -94,7 +93,11 @@ public struct PurchaseSubmissionRepository: Sendable {
 
     /// SHA-256 of a proof's canonical text: what makes the same proof one submission.
     public static func digest(_ proof: PurchaseProof) -> [UInt8] {
-        Array(SHA256.hash(data: Data(proof.canonicalText.utf8)))
+        digest(canonicalText: proof.canonicalText)
+    }
+
+    static func digest(canonicalText: String) -> [UInt8] {
+        Array(SHA256.hash(data: Data(canonicalText.utf8)))
     }
 
     /// Records a verified signed transaction: its submission (once per app, account and proof) and, for a new

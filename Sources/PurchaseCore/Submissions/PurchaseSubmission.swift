@@ -86,7 +86,22 @@ public enum PurchaseProof: Sendable, Hashable {
     public var canonicalText: String {
         switch self {
         case .signedTransaction(let text): text
-        case .receipt(let text): String(text.unicodeScalars.filter { !$0.properties.isWhitespace })
+        case .receipt(let text): Self.withoutWhitespace(text)
         }
+    }
+
+    /// `text` without Unicode whitespace. A receipt is base64, ASCII, and usually has none: its bytes are read
+    /// once, and Unicode's properties are looked up only for text that is not ASCII (the lookup per character
+    /// of a 10 KB receipt was a fifth of the server's time taking receipts in).
+    static func withoutWhitespace(_ text: String) -> String {
+        let isASCIIWhitespace = { (byte: UInt8) in (0x09...0x0D).contains(byte) || byte == 0x20 }
+        var ascii = true
+        var blanks = false
+        for byte in text.utf8 {
+            if byte >= 0x80 { ascii = false; break }
+            if isASCIIWhitespace(byte) { blanks = true }
+        }
+        guard ascii else { return String(text.unicodeScalars.filter { !$0.properties.isWhitespace }) }
+        return blanks ? String(decoding: text.utf8.filter { !isASCIIWhitespace($0) }, as: UTF8.self) : text
     }
 }

@@ -1,4 +1,3 @@
-import Foundation
 import Hummingbird
 import NIOCore
 
@@ -47,8 +46,6 @@ enum BodyLimit {
 
     /// Whether `contentType` is a file's media type, parameters aside.
     static func isFile(_ contentType: String?) -> Bool {
-        guard let contentType else { return false }
-        let type = contentType.prefix { $0 != ";" }.trimmingCharacters(in: .whitespaces)
-        return fileTypes.contains { type.caseInsensitiveCompare($0) == .orderedSame }
+        MediaType.isOne(of: fileTypes, contentType)
     }
 }
