@@ -121,6 +121,27 @@ import Testing
         #expect(throws: (any Error).self) { try VerifyReceiptResponse.decode(Data(body.utf8)) }
     }
 
+    @Test("numbers and flags read alike in every shape Apple has written them", arguments: [
+        (#""quantity": 3, "is_trial_period": true"#, 3, true),
+        (#""quantity": "3", "is_trial_period": "true""#, 3, true),
+        (#""quantity": " 3 ", "is_trial_period": "TRUE""#, 3, true),
+        (#""quantity": 3.0, "is_trial_period": 1"#, 3, true),
+        (#""quantity": "2", "is_trial_period": "1""#, 2, true),
+        (#""quantity": 2, "is_trial_period": false"#, 2, false),
+        (#""quantity": "2", "is_trial_period": "false""#, 2, false),
+        (#""quantity": "2", "is_trial_period": 0"#, 2, false),
+        (#""quantity": "2", "is_trial_period": "0""#, 2, false),
+    ])
+    func lenientShapes(fields: String, quantity: Int, trial: Bool) throws {
+        let json = #"{"status": "0", "receipt": {"in_app": [{"transaction_id": "1", "product_id": "p", "purchase_date_ms": "1500", "# + fields + "}]}}"
+        let response = try VerifyReceiptResponse.decode(Data(json.utf8))
+        #expect(response.status.code == 0)
+        let transaction = try #require(response.receipt?.inApp.first)
+        #expect(transaction.quantity == quantity)
+        #expect(transaction.isTrialPeriod == trial)
+        #expect(transaction.purchaseDate == Date(timeIntervalSince1970: 1.5))
+    }
+
     @Test func oddFieldsReadAsAbsent() throws {
         let json = #"""
             {"status": 0, "receipt": {"bundle_id": "b", "in_app": [
