@@ -169,6 +169,52 @@ struct SubmissionQueueTests {
         }
     }
 
+    @Test("an outcome finds its submission by id, not by reading every lease, when the statistics say few are leased")
+    func outcomesFoundByID() async throws {
+        let url = try await TestDatabase.forSuite("queue_outcomes_by_id")
+        let bundleID = "com.queue.byid"
+        let leased = 2_000
+        try await TestDatabase.withDatabase(url) { database in
+            let key = try await LedgerWriteTests.world(database, bundleID)
+            try await StoreFixtures.run("""
+                WITH made AS (
+                    INSERT INTO purchase_submissions (app, key_id, kind, proof_sha256, status, next_attempt_at)
+                    SELECT '\(bundleID)', '\(key.0)', 'receipt', sha256(n::text::bytea), 'queued', now()
+                    FROM generate_series(1, \(leased)) AS n
+                    RETURNING id)
+                INSERT INTO submission_receipts (submission_id, receipt) SELECT id, 'UkVDRUlQVA==' FROM made
+                """, in: database)
+            // The statistics of a quiet moment (none leased), then the worker leases them all.
+            try await StoreFixtures.run("ANALYZE purchase_submissions", in: database)
+            let leases = try await database.queue.lease(leased, for: .seconds(60))
+            #expect(leases.count == leased)
+            let items = leases.prefix(4).enumerated().map { index, lease in
+                #"{"submissionId": "\#(lease.submissionID)", "attempts": \#(lease.attempts), "#
+                    + (index < 2 ? #""status": "verified", "environment": "Production", "appleStatus": 0, "transactions": []}"#
+                              : #""status": "retrying", "nextAttemptAt": "2030-01-01T00:00:00Z"}"#)
+            }
+            // One transaction, so that the function's reads are counted for this backend before they are reported.
+            let (recorded, read) = try await database.client.withConnection { connection in
+                _ = try await connection.query("BEGIN", logger: connection.logger).collect()
+                let recorded = try await connection.query(
+                    "SELECT count(*)::int FROM receipt_queue_record(\("[" + items.joined(separator: ",") + "]")::jsonb)",
+                    logger: connection.logger
+                ).collect().first?.decode(Int.self)
+                let read = try await connection.query(
+                    "SELECT pg_stat_get_xact_tuples_returned('purchase_submissions_leases'::regclass)::int",
+                    logger: connection.logger
+                ).collect().first?.decode(Int.self)
+                _ = try await connection.query("COMMIT", logger: connection.logger).collect()
+                return (recorded, read)
+            }
+            #expect(recorded == 4)
+            // Through the partial index of leases, each outcome read all 2,000 of them.
+            #expect((read ?? .max) < 100, "entries read from the index of leases: \(read ?? -1)")
+            #expect(try await Self.status(leases[0].submissionID, in: database).0 == "verified")
+            #expect(try await Self.status(leases[3].submissionID, in: database).0 == "retrying")
+        }
+    }
+
     @Test("leases given back are due now, for any worker; a lease no longer held is not given back")
     func release() async throws {
         let url = try await TestDatabase.forSuite("queue_release")
