@@ -92,7 +92,7 @@ public enum PurchaseProof: Sendable, Hashable {
 
     /// `text` without Unicode whitespace. A receipt is base64, ASCII, and usually has none: its bytes are read
     /// once, and Unicode's properties are looked up only for text that is not ASCII (the lookup per character
-    /// of a 10 KB receipt was a fifth of the server's time taking receipts in).
+    /// of a receipt of a few KB was a fifth of the server's time taking receipts in).
     static func withoutWhitespace(_ text: String) -> String {
         let isASCIIWhitespace = { (byte: UInt8) in (0x09...0x0D).contains(byte) || byte == 0x20 }
         var ascii = true

@@ -1,5 +1,6 @@
 /// What a request's `Content-Type` says, read from its bytes: every request passes three middlewares that ask,
-/// and Foundation's case-insensitive comparisons were a measurable part of a signed transaction's time.
+/// and lowercased copies and Foundation's case-insensitive comparison were a measurable part of a signed
+/// transaction's time.
 enum MediaType {
     /// Whether `contentType` names JSON (`application/json`, `application/problem+json`, …), in any case.
     static func isJSON(_ contentType: String?) -> Bool {
