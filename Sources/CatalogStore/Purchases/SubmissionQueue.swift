@@ -163,8 +163,7 @@ public struct SubmissionQueue: Sendable {
     }
 
     /// Gives leases back (a worker shutting down before their attempts ended): each still held by its attempt is
-    /// retrying and due now, for any worker. Answers how many were given back. The status is compared as text so
-    /// that each row is found by its id, not by the partial index of leases (sql/0026_outcomes_by_id.sql).
+    /// retrying and due now, for any worker. Answers how many were given back.
     @discardableResult
     public func release(_ leases: [Lease]) async throws -> Int {
         guard !leases.isEmpty else { return 0 }
@@ -172,7 +171,7 @@ public struct SubmissionQueue: Sendable {
             UPDATE purchase_submissions s SET
                 status = 'retrying', next_attempt_at = now(), lease_expires_at = NULL, updated_at = now()
             FROM unnest(\(leases.map(\.submissionID))::uuid[], \(leases.map(\.attempts))::integer[]) AS l(id, attempts)
-            WHERE s.id = l.id AND s.status::text = 'verifying' AND s.attempts = l.attempts
+            WHERE s.id = l.id AND s.status = 'verifying' AND s.attempts = l.attempts
             RETURNING s.id
             """)
         return rows.count

@@ -46,6 +46,6 @@ enum BodyLimit {
 
     /// Whether `contentType` is a file's media type, parameters aside.
     static func isFile(_ contentType: String?) -> Bool {
-        MediaType.isOne(of: fileTypes, contentType)
+        ContentTypeHeader.isOne(of: fileTypes, contentType)
     }
 }

@@ -7,7 +7,7 @@ struct UTF8BodyMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
     {
-        guard MediaType.isJSON(request.headers[.contentType]) else {
+        guard ContentTypeHeader.isJSON(request.headers[.contentType]) else {
             return try await next(request, context)
         }
         var request = request

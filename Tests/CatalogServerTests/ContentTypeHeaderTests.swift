@@ -2,7 +2,7 @@
 import Testing
 
 @Suite("A request's media type")
-struct MediaTypeTests {
+struct ContentTypeHeaderTests {
     @Test("JSON is found in any case, with parameters and suffixes", arguments: [
         ("application/json", true), ("APPLICATION/JSON", true), ("application/problem+json", true),
         ("application/json; charset=utf-8", true), ("application/merge-patch+Json", true),
@@ -11,12 +11,12 @@ struct MediaTypeTests {
         ("application/js-on", false), ("", false),
     ])
     func json(contentType: String, isJSON: Bool) {
-        #expect(MediaType.isJSON(contentType) == isJSON)
+        #expect(ContentTypeHeader.isJSON(contentType) == isJSON)
     }
 
     @Test("No content type is not JSON and not a file")
     func absent() {
-        #expect(!MediaType.isJSON(nil))
+        #expect(!ContentTypeHeader.isJSON(nil))
         #expect(!BodyLimit.isFile(nil))
     }
 

@@ -1,7 +1,7 @@
 /// What a request's `Content-Type` says, read from its bytes: every request passes three middlewares that ask,
 /// and lowercased copies and Foundation's case-insensitive comparison were a measurable part of a signed
-/// transaction's time.
-enum MediaType {
+/// transaction's time. (Hummingbird's `MediaType` parses the header into lowercased copies too.)
+enum ContentTypeHeader {
     /// Whether `contentType` names JSON (`application/json`, `application/problem+json`, …), in any case.
     static func isJSON(_ contentType: String?) -> Bool {
         guard let contentType else { return false }
