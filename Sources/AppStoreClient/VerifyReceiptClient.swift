@@ -5,6 +5,7 @@ import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
 import PurchaseCore
+import Synchronization
 
 /// Asks the App Store's verifyReceipt whether a receipt is real: production first, 21007 → the sandbox,
 /// 21008 → production, as DESIGN.md says, and answers with PurchaseCore's ``ReceiptOutcome``.
@@ -26,6 +27,7 @@ public final class VerifyReceiptClient: Sendable {
     /// The settings this client was made with.
     public let configuration: AppStoreClientConfiguration
     private let httpClient: HTTPClient
+    private let eventLoopGroup: any EventLoopGroup
     private let places: InFlightLimit
 
     /// A client with its own connection pool (one HTTP/1 connection per call in flight, up to
@@ -33,6 +35,7 @@ public final class VerifyReceiptClient: Sendable {
     public init(configuration: AppStoreClientConfiguration,
                 eventLoopGroup: any EventLoopGroup = HTTPClient.defaultEventLoopGroup) {
         self.configuration = configuration
+        self.eventLoopGroup = eventLoopGroup
         places = InFlightLimit(limit: configuration.concurrency, waitingLimit: configuration.waitingCallers)
         var settings = HTTPClient.Configuration()
         settings.redirectConfiguration = .disallow
@@ -92,25 +95,34 @@ public final class VerifyReceiptClient: Sendable {
     }
 
     /// One call to one endpoint, within the timeout.
+    ///
+    /// AsyncHTTPClient's deadline ends when the answer's head arrives, and the whole answer must come within the
+    /// timeout too: the call runs as a task of its own, which a timer on the event loop cancels when the time is
+    /// up. A task and a timer per call in flight, where a group of the call and a sleeping task held two tasks
+    /// and the group's storage (thousands of calls are in flight at once; docs/performance.md).
     private func exchange(_ body: ByteBuffer, with endpoint: VerifyReceiptEndpoint,
                           logger: Logger) async throws(CancellationError) -> VerifyReceiptExchange {
         let started = ContinuousClock.now
+        let call = Task { try await self.call(body, to: endpoint, logger: logger) }
+        let expiry = CallExpiry()
+        let timer = eventLoopGroup.any().scheduleTask(in: .nanoseconds(configuration.timeout.nanoseconds)) {
+            expiry.expire()
+            call.cancel()
+        }
+        let result = await withTaskCancellationHandler {
+            await call.result
+        } onCancel: {
+            call.cancel()
+        }
+        timer.cancel()
         let exchange: VerifyReceiptExchange
-        do {
-            exchange = try await withThrowingTaskGroup(of: VerifyReceiptExchange.self) { group in
-                group.addTask { try await self.call(body, to: endpoint, logger: logger) }
-                group.addTask {
-                    try await Task.sleep(for: self.configuration.timeout)
-                    return .timedOut
-                }
-                // The first to finish decides; the other is cancelled (a cancelled call closes its connection).
-                guard let first = try await group.next() else { return .timedOut }
-                group.cancelAll()
-                return first
-            }
-        } catch {
-            // Only cancellation gets here: `call` turns every transport error into an exchange.
-            throw CancellationError()
+        switch result {
+        case .success(let answered):
+            exchange = answered
+        case .failure:
+            // `call` throws only when cancelled: by the timer (a timeout) or by the caller's cancellation.
+            guard expiry.hasExpired, !Task.isCancelled else { throw CancellationError() }
+            exchange = .timedOut
         }
         var metadata: Logger.Metadata = [
             "appstore.endpoint": "\(endpoint)",
@@ -160,6 +172,15 @@ public final class VerifyReceiptClient: Sendable {
         let text = String(describing: error)
         return text.count > 200 ? String(text.prefix(200)) + "…" : text
     }
+}
+
+/// Whether a call's timer fired: set once, on the event loop, read after the call ended.
+private final class CallExpiry: Sendable {
+    private let expired = Atomic<Bool>(false)
+
+    func expire() { expired.store(true, ordering: .releasing) }
+
+    var hasExpired: Bool { expired.load(ordering: .acquiring) }
 }
 
 extension Duration {

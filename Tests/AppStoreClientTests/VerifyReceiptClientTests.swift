@@ -1,7 +1,9 @@
 import AppStoreClient
 import AppStoreStandIn
 import Foundation
+import Hummingbird
 import Logging
+import NIOCore
 import PurchaseCore
 import Testing
 
@@ -171,6 +173,40 @@ import Testing
             #expect(outcome == .retry(.timedOut))
             #expect(elapsed < .milliseconds(2500), "the client gave up at its timeout, not the stand-in's latency")
             #expect(standIn.store.counts.receipt(issued.id).verified == 0)
+        }
+    }
+
+    @Test func anAnswerThatTricklesInIsATimeoutToo() async throws {
+        // The head at once, then a byte every 100 ms: AsyncHTTPClient's own deadline ends with the head, and the
+        // read timeout sees a byte well within it each time; only the whole answer's bound ends this call.
+        try await TricklingServer.withRunning { base in
+            var configuration = AppStoreClientConfiguration.standard
+            configuration.productionURL = base.appendingPathComponent("verifyReceipt")
+            configuration.timeout = .milliseconds(600)
+            let client = VerifyReceiptClient(configuration: configuration)
+            let started = ContinuousClock.now
+            let outcome = try await client.verify(ReceiptData(base64: "AAAA"), bundleId: bundle(), sharedSecret: nil,
+                                                  logger: quiet)
+            let elapsed = ContinuousClock.now - started
+            try await client.shutdown()
+            #expect(outcome == .retry(.timedOut))
+            #expect(elapsed < .seconds(3), "the client gave up at its timeout, not at the answer's end (\(elapsed))")
+        }
+    }
+
+    @Test func aCallerCancelledDuringTheCallStopsAtOnce() async throws {
+        let slow = StandInBehaviour(latencyMs: 3000...3000, outage: .none, outageEndsAt: nil)
+        try await StandInFixture.run(behaviour: slow, client: { $0.timeout = .seconds(10) }) { standIn, client in
+            let receipt = ReceiptData(base64: try standIn.receipt(bundle()).receipt)
+            let app = bundle()
+            let caller = Task { try await client.verify(receipt, bundleId: app, sharedSecret: nil, logger: quiet) }
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(client.inFlight == 1)
+            let cancelled = ContinuousClock.now
+            caller.cancel()
+            await #expect(throws: CancellationError.self) { try await caller.value }
+            #expect(ContinuousClock.now - cancelled < .milliseconds(2000), "not at the stand-in's answer")
+            #expect(client.inFlight == 0)
         }
     }
 
@@ -359,5 +395,42 @@ import Testing
         #expect(!logs.text.contains(secret), "\(logs.text)")
         #expect(!logs.text.contains("receipt-data"))
         #expect(!logs.text.contains(issued.receipt.prefix(24)), "no receipt")
+    }
+}
+
+/// An HTTP server whose every answer is a 200 head at once, then a body of one byte every 100 ms for 10 s.
+private enum TricklingServer {
+    static func withRunning(_ body: (URL) async throws -> Void) async throws {
+        let router = Router()
+        router.post("verifyReceipt") { _, _ in
+            Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody { writer in
+                for _ in 0..<100 {
+                    try await writer.write(ByteBuffer(string: " "))
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+                try await writer.finish(nil)
+            })
+        }
+        let (ports, portSink) = AsyncStream<Int>.makeStream()
+        var quiet = Logger(label: "trickling")
+        quiet.logLevel = .critical
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                              onServerRunning: { channel in
+                                  portSink.yield(channel.localAddress?.port ?? 0)
+                                  portSink.finish()
+                              }, logger: quiet)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                defer { portSink.finish() }
+                try await app.run()
+            }
+            defer { group.cancelAll() }
+            var iterator = ports.makeAsyncIterator()
+            guard let port = await iterator.next(), port != 0 else {
+                Issue.record("the trickling server did not start")
+                return
+            }
+            try await body(URL(string: "http://127.0.0.1:\(port)")!)
+        }
     }
 }
