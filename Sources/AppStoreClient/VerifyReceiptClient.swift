@@ -5,7 +5,6 @@ import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
 import PurchaseCore
-import Synchronization
 
 /// Asks the App Store's verifyReceipt whether a receipt is real: production first, 21007 → the sandbox,
 /// 21008 → production, as DESIGN.md says, and answers with PurchaseCore's ``ReceiptOutcome``.
@@ -27,7 +26,6 @@ public final class VerifyReceiptClient: Sendable {
     /// The settings this client was made with.
     public let configuration: AppStoreClientConfiguration
     private let httpClient: HTTPClient
-    private let eventLoopGroup: any EventLoopGroup
     private let places: InFlightLimit
 
     /// A client with its own connection pool (one HTTP/1 connection per call in flight, up to
@@ -35,7 +33,6 @@ public final class VerifyReceiptClient: Sendable {
     public init(configuration: AppStoreClientConfiguration,
                 eventLoopGroup: any EventLoopGroup = HTTPClient.defaultEventLoopGroup) {
         self.configuration = configuration
-        self.eventLoopGroup = eventLoopGroup
         places = InFlightLimit(limit: configuration.concurrency, waitingLimit: configuration.waitingCallers)
         var settings = HTTPClient.Configuration()
         settings.redirectConfiguration = .disallow
@@ -95,35 +92,10 @@ public final class VerifyReceiptClient: Sendable {
     }
 
     /// One call to one endpoint, within the timeout.
-    ///
-    /// AsyncHTTPClient's deadline ends when the answer's head arrives, and the whole answer must come within the
-    /// timeout too: the call runs as a task of its own, which a timer on the event loop cancels when the time is
-    /// up. A task and a timer per call in flight, where a group of the call and a sleeping task held two tasks
-    /// and the group's storage (thousands of calls are in flight at once; docs/performance.md).
     private func exchange(_ body: ByteBuffer, with endpoint: VerifyReceiptEndpoint,
                           logger: Logger) async throws(CancellationError) -> VerifyReceiptExchange {
         let started = ContinuousClock.now
-        let call = Task { try await self.call(body, to: endpoint, logger: logger) }
-        let expiry = CallExpiry()
-        let timer = eventLoopGroup.any().scheduleTask(in: .nanoseconds(configuration.timeout.nanoseconds)) {
-            expiry.expire()
-            call.cancel()
-        }
-        let result = await withTaskCancellationHandler {
-            await call.result
-        } onCancel: {
-            call.cancel()
-        }
-        timer.cancel()
-        let exchange: VerifyReceiptExchange
-        switch result {
-        case .success(let answered):
-            exchange = answered
-        case .failure:
-            // `call` throws only when cancelled: by the timer (a timeout) or by the caller's cancellation.
-            guard expiry.hasExpired, !Task.isCancelled else { throw CancellationError() }
-            exchange = .timedOut
-        }
+        let exchange = try await call(body, to: endpoint, logger: logger)
         var metadata: Logger.Metadata = [
             "appstore.endpoint": "\(endpoint)",
             "appstore.elapsed_ms": "\((ContinuousClock.now - started).milliseconds)",
@@ -142,21 +114,35 @@ public final class VerifyReceiptClient: Sendable {
         return exchange
     }
 
-    /// Sends the request and reads the whole answer, up to the size limit. Transport errors become exchanges;
-    /// only cancellation throws.
+    /// Sends the request and reads the whole answer, up to the size limit, by the timeout. Transport errors become
+    /// exchanges; only cancellation throws.
+    ///
+    /// AsyncHTTPClient's `EventLoopFuture` interface rather than its `async` one, for two reasons. Its deadline
+    /// covers the whole answer (the `async` one's ends with the head, and a body that trickles in would hold the
+    /// call past the timeout), and it holds no task of its own: the caller's task waits on the call's future.
+    /// Thousands of calls are in flight at once, and each task and async frame of the other interface was memory
+    /// held for seconds per call (docs/performance.md).
     private func call(_ body: ByteBuffer, to endpoint: VerifyReceiptEndpoint,
-                      logger: Logger) async throws -> VerifyReceiptExchange {
-        var request = HTTPClientRequest(url: configuration.url(of: endpoint).absoluteString)
-        request.method = .POST
-        request.headers.add(name: "Content-Type", value: "application/json")
-        request.headers.add(name: "Accept", value: "application/json")
-        request.body = .bytes(body)
+                      logger: Logger) async throws(CancellationError) -> VerifyReceiptExchange {
+        let request: HTTPClient.Request
         do {
-            let response = try await httpClient.execute(
-                request, deadline: .now() + .nanoseconds(configuration.timeout.nanoseconds), logger: logger)
-            let answer = try await response.body.collect(upTo: configuration.answerLimit)
-            return .answered(httpStatus: Int(response.status.code), body: Data(buffer: answer))
-        } catch is NIOTooManyBytesError {
+            request = try HTTPClient.Request(
+                url: configuration.url(of: endpoint), method: .POST,
+                headers: ["Content-Type": "application/json", "Accept": "application/json"], body: .byteBuffer(body))
+        } catch {
+            return .connectionFailed(Self.describe(error))
+        }
+        let task = httpClient.execute(
+            request: request, delegate: ResponseAccumulator(request: request, maxBodySize: configuration.answerLimit),
+            deadline: .now() + .nanoseconds(configuration.timeout.nanoseconds), logger: logger)
+        do {
+            let response = try await withTaskCancellationHandler {
+                try await task.futureResult.get()
+            } onCancel: {
+                task.cancel()
+            }
+            return .answered(httpStatus: Int(response.status.code), body: response.body.map { Data(buffer: $0) } ?? Data())
+        } catch is ResponseAccumulator.ResponseTooBigError {
             return .answerTooLarge(limit: configuration.answerLimit)
         } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
             // The pool's read timeout is the call's: whichever fires first, the App Store did not answer in time.
@@ -172,15 +158,6 @@ public final class VerifyReceiptClient: Sendable {
         let text = String(describing: error)
         return text.count > 200 ? String(text.prefix(200)) + "…" : text
     }
-}
-
-/// Whether a call's timer fired: set once, on the event loop, read after the call ended.
-private final class CallExpiry: Sendable {
-    private let expired = Atomic<Bool>(false)
-
-    func expire() { expired.store(true, ordering: .releasing) }
-
-    var hasExpired: Bool { expired.load(ordering: .acquiring) }
 }
 
 extension Duration {
