@@ -44,6 +44,9 @@
 #     and APPSTORE_CONCURRENCY=$RECEIPTS_CONCURRENCY; the harness's run.sh posts receipts the stand-in
 #     issued (202 = queued durably: receipts accepted/s), then bench/tools/receipts.py reads from the
 #     database how many reach "verified" per second while the backlog lasts, and the server's VmHWM;
+#     then the memory per verification in flight: S restarted, the stand-in answering in
+#     RECEIPTS_INFLIGHT_LATENCY ms, RECEIPTS_CONCURRENCY receipts posted at once, S's VmRSS with all of them
+#     in flight against before (bench/tools/receipts.py inflight);
 # 10. prints the ratios and targets (bench/tools/report.py), rewrites the generated part of
 #     docs/performance.md, and stops what it started (the peers and PostgreSQL only if it started them).
 #
@@ -75,6 +78,8 @@
 #   RECEIPTS_CONCURRENCY [3000]  APPSTORE_CONCURRENCY (at 4.5 s per call, 3000 / 4.5 = 667/s at most)
 #   RECEIPTS_LATENCY [3000-6000] the stand-in's latency (ms)
 #   RECEIPTS_SETTLE [15] RECEIPTS_WINDOW [60, 30 if quick]   seconds before and of the verified/s window
+#   RECEIPTS_INFLIGHT_LATENCY [8000]  the stand-in's latency (ms) while memory per call in flight is measured
+#                            (under APPSTORE_TIMEOUT_SECONDS' 10 s; long enough for all the calls to be in flight)
 #   P_DB [iap_purchases]  STANDIN [.build/release/appstore-standin]  STANDIN_PORT [18091]
 #   PURCHASES_HARNESS [../shared/bench/purchases]
 #   BENCH_FORCE_RELOAD=1     reload both databases (else $S_DB is reloaded when load.sql or its parameters
@@ -144,6 +149,7 @@ PURCHASES_N="${PURCHASES_N:-300000}" RECEIPTS_N="${RECEIPTS_N:-150000}"
 RECEIPTS_WARMUP="${RECEIPTS_WARMUP:-5}" RECEIPTS_DURATION="${RECEIPTS_DURATION:-20}"
 RECEIPTS_CONCURRENCY="${RECEIPTS_CONCURRENCY:-3000}" RECEIPTS_LATENCY="${RECEIPTS_LATENCY:-3000-6000}"
 RECEIPTS_SETTLE="${RECEIPTS_SETTLE:-15}" RECEIPTS_WINDOW="${RECEIPTS_WINDOW:-60}"
+RECEIPTS_INFLIGHT_LATENCY="${RECEIPTS_INFLIGHT_LATENCY:-8000}"
 PURCHASES_HARNESS="${PURCHASES_HARNESS:-$PEERS_DIR/../purchases}"
 P_DB="${P_DB:-iap_purchases}" STANDIN_PORT="${STANDIN_PORT:-18091}"
 IAP_SERVER="${IAP_SERVER:-$ROOT/.build/release/iap-server}"
@@ -843,10 +849,13 @@ if has_step receipts; then
     mv "$receipts.tmp" "$receipts"; chmod 644 "$receipts"; echo "$params" > "$receipts.params"
   fi
   stop_server peer-s
-  start_service "$P_DB" "${SIGNED_ENV[@]}" \
-    APPSTORE_VERIFY_RECEIPT_PRODUCTION_URL="http://127.0.0.1:$STANDIN_PORT/verifyReceipt" \
-    APPSTORE_VERIFY_RECEIPT_SANDBOX_URL="http://127.0.0.1:$STANDIN_PORT/sandbox/verifyReceipt" \
-    APPSTORE_CONCURRENCY="$RECEIPTS_CONCURRENCY"
+  receipts_service() {
+    start_service "$P_DB" "${SIGNED_ENV[@]}" \
+      APPSTORE_VERIFY_RECEIPT_PRODUCTION_URL="http://127.0.0.1:$STANDIN_PORT/verifyReceipt" \
+      APPSTORE_VERIFY_RECEIPT_SANDBOX_URL="http://127.0.0.1:$STANDIN_PORT/sandbox/verifyReceipt" \
+      APPSTORE_CONCURRENCY="$RECEIPTS_CONCURRENCY"
+  }
+  receipts_service
   RECEIPTS_KEY="$(purchases_app "$RECEIPTS_BUNDLE" '{"environments":["Production","Sandbox"],"sharedSecret":"bench-shared-secret"}')"
   log "receipts: S (pid $S_PID, APPSTORE_CONCURRENCY=$RECEIPTS_CONCURRENCY, open files $(ulimit -n)); stand-in (pid" \
       "$(cat "$BENCH_RUN_DIR/peer-standin.pid")) answering in $RECEIPTS_LATENCY ms"
@@ -872,6 +881,19 @@ if has_step receipts; then
   curl -s --max-time 10 "http://127.0.0.1:$STANDIN_PORT/standin/verifications" | head -c 2000 > "$OUT/standin-verifications.json" || true
   cp "$BENCH_RUN_DIR/peer-s.log" "$OUT/server-receipts.log" 2>/dev/null || true
   cp "$BENCH_RUN_DIR/peer-standin.log" "$OUT/standin.log" 2>/dev/null || true
+  # Memory per verification in flight: a fresh S, every call in flight at once (the receipts file's last ones,
+  # which the intake above does not reach), the stand-in holding each answer for RECEIPTS_INFLIGHT_LATENCY ms.
+  log "receipts: memory per verification in flight ($RECEIPTS_CONCURRENCY at once, stand-in at $RECEIPTS_INFLIGHT_LATENCY ms)"
+  stop_server peer-s
+  stop_server peer-standin
+  "$PEERS_DIR/start-extra.sh" standin "$STANDIN_PORT" -- "$S_RUN_DIR/bin/appstore-standin" serve \
+    --port "$STANDIN_PORT" --latency "$RECEIPTS_INFLIGHT_LATENCY" --secret-file "$secret" --log-level warning
+  receipts_service
+  "$PY_VENV" "$BENCH_DIR/tools/receipts.py" inflight "http://127.0.0.1:$S_PORT/v1/apps/$RECEIPTS_BUNDLE/purchases" \
+    "$RECEIPTS_KEY" "$receipts" "$RECEIPTS_CONCURRENCY" "$P_DSN" "$RECEIPTS_BUNDLE" "$S_PID" | tee "$OUT/receipts-inflight.txt"
+  line="$(grep '^INFLIGHT_RESULT ' "$OUT/receipts-inflight.txt" | tail -1)"
+  [ -n "$line" ] || { echo "receipts.py inflight printed no result" >&2; exit 1; }
+  for kv in ${line#INFLIGHT_RESULT }; do echo "receipts_inflight_$kv"; done >> "$FACTS"
 fi
 
 # ------------------------------------------------------------------ 10. report

@@ -14,6 +14,11 @@ Usage (the harness's venv Python: psycopg):
       starved=1 if the waiting ones ran out before its end; the backlog (waiting and verifying) at the
       window's start and end, invalid and failed ones, and the server's VmHWM / VmRSS (PID's
       /proc/PID/status) at the end.
+  receipts.py inflight URL TOKEN BODIES N DSN APP PID
+      The server's memory per verification in flight: its VmRSS, then the last N bodies of BODIES posted to
+      URL at once (16 connections; for a stand-in that answers after several seconds, so that they are all in
+      flight together), the largest VmRSS while APP has N submissions `verifying`, then
+      `INFLIGHT_RESULT n=... idle_kb=... rss_kb=... per_call_kb=...` (rss - idle over n).
 """
 import http.client
 import json
@@ -104,11 +109,60 @@ def watch(dsn, app, pid, settle, window):
     print("RECEIPTS_RESULT " + " ".join(f"{k}={v}" for k, v in result.items()))
 
 
+def inflight(url, token, bodies, n, dsn, app, pid):
+    n = int(n)
+    with open(bodies) as fh:
+        lines = fh.read().splitlines()[-n:]
+    u = urllib.parse.urlsplit(url)
+    idle = status_kb(pid, "VmRSS")
+    failures = []
+
+    def work(start, step):
+        conn = http.client.HTTPConnection(u.hostname, u.port, timeout=30)
+        for body in lines[start::step]:
+            conn.request("POST", u.path, body=body,
+                         headers={"Content-Type": "application/json", "Authorization": f"Bearer {token}"})
+            r = conn.getresponse()
+            r.read()
+            if r.status != 202:
+                failures.append(f"HTTP {r.status}")
+                return
+
+    threads = [threading.Thread(target=work, args=(k, 16)) for k in range(16)]
+    t0 = time.time()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if failures:
+        sys.exit(f"receipts.py inflight: the server refused: {failures[0]}")
+    posted = time.time() - t0
+    rss, leased, seen = 0, 0, 0
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        deadline = time.time() + 5
+        while time.time() < deadline:
+            leased = conn.execute("SELECT count(*) FROM purchase_submissions WHERE app = %s AND status = 'verifying'",
+                                  [app]).fetchone()[0]
+            if leased >= n:
+                seen += 1
+                rss = max(rss, status_kb(pid, "VmRSS"))
+                if seen >= 5:
+                    break
+            time.sleep(0.2)
+    if seen == 0:
+        sys.exit(f"receipts.py inflight: {leased} of {n} in flight at most (posted in {posted:.1f} s): "
+                 "a longer stand-in latency, or fewer")
+    print(f"receipts.py inflight: {n} posted in {posted:.1f} s, all in flight; VmRSS {idle} kB before, {rss} kB with them")
+    print(f"INFLIGHT_RESULT n={n} idle_kb={idle} rss_kb={rss} per_call_kb={(rss - idle) / n:.1f}")
+
+
 def main():
     if len(sys.argv) == 6 and sys.argv[1] == "issue":
         issue(*sys.argv[2:])
     elif len(sys.argv) == 7 and sys.argv[1] == "watch":
         watch(*sys.argv[2:])
+    elif len(sys.argv) == 9 and sys.argv[1] == "inflight":
+        inflight(*sys.argv[2:])
     else:
         sys.exit(__doc__)
 
