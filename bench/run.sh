@@ -881,16 +881,19 @@ if has_step receipts; then
   curl -s --max-time 10 "http://127.0.0.1:$STANDIN_PORT/standin/verifications" | head -c 2000 > "$OUT/standin-verifications.json" || true
   cp "$BENCH_RUN_DIR/peer-s.log" "$OUT/server-receipts.log" 2>/dev/null || true
   cp "$BENCH_RUN_DIR/peer-standin.log" "$OUT/standin.log" 2>/dev/null || true
-  # Memory per verification in flight: a fresh S, every call in flight at once (the receipts file's last ones,
-  # which the intake above does not reach), the stand-in holding each answer for RECEIPTS_INFLIGHT_LATENCY ms.
+  # Memory per verification in flight: a fresh S, every call in flight at once (receipts issued for this, none
+  # of them sent before), the stand-in holding each answer for RECEIPTS_INFLIGHT_LATENCY ms.
   log "receipts: memory per verification in flight ($RECEIPTS_CONCURRENCY at once, stand-in at $RECEIPTS_INFLIGHT_LATENCY ms)"
+  "$PY_VENV" "$BENCH_DIR/tools/receipts.py" issue "http://127.0.0.1:$STANDIN_PORT" "$RECEIPTS_CONCURRENCY" \
+    "$S_RUN_DIR/receipts-inflight.jsonl" "$RECEIPTS_BUNDLE"
   stop_server peer-s
   stop_server peer-standin
   "$PEERS_DIR/start-extra.sh" standin "$STANDIN_PORT" -- "$S_RUN_DIR/bin/appstore-standin" serve \
     --port "$STANDIN_PORT" --latency "$RECEIPTS_INFLIGHT_LATENCY" --secret-file "$secret" --log-level warning
   receipts_service
   "$PY_VENV" "$BENCH_DIR/tools/receipts.py" inflight "http://127.0.0.1:$S_PORT/v1/apps/$RECEIPTS_BUNDLE/purchases" \
-    "$RECEIPTS_KEY" "$receipts" "$RECEIPTS_CONCURRENCY" "$P_DSN" "$RECEIPTS_BUNDLE" "$S_PID" | tee "$OUT/receipts-inflight.txt"
+    "$RECEIPTS_KEY" "$S_RUN_DIR/receipts-inflight.jsonl" "$RECEIPTS_CONCURRENCY" "$P_DSN" "$RECEIPTS_BUNDLE" "$S_PID" \
+    | tee "$OUT/receipts-inflight.txt"
   line="$(grep '^INFLIGHT_RESULT ' "$OUT/receipts-inflight.txt" | tail -1)"
   [ -n "$line" ] || { echo "receipts.py inflight printed no result" >&2; exit 1; }
   for kv in ${line#INFLIGHT_RESULT }; do echo "receipts_inflight_$kv"; done >> "$FACTS"

@@ -15,8 +15,8 @@ Usage (the harness's venv Python: psycopg):
       window's start and end, invalid and failed ones, and the server's VmHWM / VmRSS (PID's
       /proc/PID/status) at the end.
   receipts.py inflight URL TOKEN BODIES N DSN APP PID
-      The server's memory per verification in flight: its VmRSS, then the last N bodies of BODIES posted to
-      URL at once (16 connections; for a stand-in that answers after several seconds, so that they are all in
+      The server's memory per verification in flight: its VmRSS, then the last N bodies of BODIES (bodies it
+      has not seen: each must be answered 202) posted to URL at once (16 connections; for a stand-in that answers after several seconds, so that they are all in
       flight together), the largest VmRSS while APP has N submissions `verifying`, then
       `INFLIGHT_RESULT n=... idle_kb=... rss_kb=... per_call_kb=...` (rss - idle over n).
 """
