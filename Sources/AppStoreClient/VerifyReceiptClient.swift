@@ -5,6 +5,7 @@ import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
 import PurchaseCore
+import Synchronization
 
 /// Asks the App Store's verifyReceipt whether a receipt is real: production first, 21007 → the sandbox,
 /// 21008 → production, as DESIGN.md says, and answers with PurchaseCore's ``ReceiptOutcome``.
@@ -27,6 +28,7 @@ public final class VerifyReceiptClient: Sendable {
     public let configuration: AppStoreClientConfiguration
     private let httpClient: HTTPClient
     private let places: InFlightLimit
+    private let calls = CallsInFlight()
 
     /// A client with its own connection pool (one HTTP/1 connection per call in flight, up to
     /// ``AppStoreClientConfiguration/concurrency``); call ``shutdown()`` when done with it.
@@ -51,6 +53,12 @@ public final class VerifyReceiptClient: Sendable {
         try await httpClient.shutdown()
     }
 
+    /// Ends every call in flight and refuses every later one: their callers get `CancellationError` at once, and
+    /// nothing is decided for them. For stopping: a caller's recording of other outcomes goes on meanwhile.
+    public func cancelCalls() {
+        calls.cancelAll()
+    }
+
     /// Verifications in flight now (each is one call to the App Store at a time).
     public var inFlight: Int { places.holders }
 
@@ -62,7 +70,8 @@ public final class VerifyReceiptClient: Sendable {
     /// - Parameters:
     ///   - excludeOldTransactions: asks Apple for only the latest renewal of each subscription.
     ///   - endpoint: where the attempt starts; production unless the receipt's environment is known.
-    /// - Throws: `CancellationError` only, when the caller's task is cancelled (nothing is decided then).
+    /// - Throws: `CancellationError` only, when the caller's task is cancelled or ``cancelCalls()`` was called
+    ///   (nothing is decided then).
     public func verify(_ receipt: ReceiptData, bundleId: String, sharedSecret: AppStoreSharedSecret?,
                        excludeOldTransactions: Bool = false,
                        startingAt endpoint: VerifyReceiptEndpoint = VerifyReceiptAnswerRule.firstEndpoint,
@@ -132,9 +141,13 @@ public final class VerifyReceiptClient: Sendable {
         } catch {
             return .connectionFailed(Self.describe(error))
         }
+        // Nothing is sent once the calls are cancelled (a cancellation between here and `add` ends the call there).
+        if calls.areCancelled { throw CancellationError() }
         let task = httpClient.execute(
             request: request, delegate: ResponseAccumulator(request: request, maxBodySize: configuration.answerLimit),
             deadline: .now() + .nanoseconds(configuration.timeout.nanoseconds), logger: logger)
+        let call = calls.add(task)
+        defer { calls.remove(call) }
         do {
             let response = try await withTaskCancellationHandler {
                 try await task.futureResult.get()
@@ -148,7 +161,7 @@ public final class VerifyReceiptClient: Sendable {
             // The pool's read timeout is the call's: whichever fires first, the App Store did not answer in time.
             return .timedOut
         } catch {
-            if Task.isCancelled { throw CancellationError() }
+            if Task.isCancelled || calls.areCancelled { throw CancellationError() }
             return .connectionFailed(Self.describe(error))
         }
     }
@@ -157,6 +170,42 @@ public final class VerifyReceiptClient: Sendable {
     static func describe(_ error: any Error) -> String {
         let text = String(describing: error)
         return text.count > 200 ? String(text.prefix(200)) + "…" : text
+    }
+}
+
+/// The client's calls in flight, so that ``VerifyReceiptClient/cancelCalls()`` can end them.
+private final class CallsInFlight: Sendable {
+    private struct State {
+        var tasks: [ObjectIdentifier: HTTPClient.Task<HTTPClient.Response>] = [:]
+        var cancelled = false
+    }
+
+    private let state = Mutex(State())
+
+    var areCancelled: Bool { state.withLock { $0.cancelled } }
+
+    /// Keeps `task` until ``remove(_:)``; cancels it at once if the calls were cancelled.
+    func add(_ task: HTTPClient.Task<HTTPClient.Response>) -> ObjectIdentifier {
+        let id = ObjectIdentifier(task)
+        let cancelled = state.withLock { state -> Bool in
+            guard !state.cancelled else { return true }
+            state.tasks[id] = task
+            return false
+        }
+        if cancelled { task.cancel() }
+        return id
+    }
+
+    func remove(_ id: ObjectIdentifier) {
+        _ = state.withLock { $0.tasks.removeValue(forKey: id) }
+    }
+
+    func cancelAll() {
+        let tasks = state.withLock { state in
+            state.cancelled = true
+            return Array(state.tasks.values)
+        }
+        for task in tasks { task.cancel() }
     }
 }
 

@@ -210,6 +210,30 @@ import Testing
         }
     }
 
+    @Test func cancelledCallsEndAtOnceAndLaterOnesAreRefused() async throws {
+        let slow = StandInBehaviour(latencyMs: 3000...3000, outage: .none, outageEndsAt: nil)
+        try await StandInFixture.run(behaviour: slow, client: { $0.timeout = .seconds(10) }) { standIn, client in
+            let receipt = ReceiptData(base64: try standIn.receipt(bundle()).receipt)
+            let app = bundle()
+            let callers = (0..<3).map { _ in
+                Task { try await client.verify(receipt, bundleId: app, sharedSecret: nil, logger: quiet) }
+            }
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(client.inFlight == 3)
+            let cancelled = ContinuousClock.now
+            client.cancelCalls()
+            for caller in callers {
+                await #expect(throws: CancellationError.self) { try await caller.value }
+            }
+            #expect(ContinuousClock.now - cancelled < .milliseconds(2000), "not at the stand-in's answer")
+            #expect(client.inFlight == 0)
+            await #expect(throws: CancellationError.self) {
+                try await client.verify(receipt, bundleId: app, sharedSecret: nil, logger: quiet)
+            }
+            #expect(standIn.store.counts.summary().calls <= 3, "nothing sent after the cancellation")
+        }
+    }
+
     @Test func aLatencyWithinTheTimeoutIsWaitedFor() async throws {
         let slow = StandInBehaviour(latencyMs: 200...400, outage: .none, outageEndsAt: nil)
         try await StandInFixture.run(behaviour: slow, client: { $0.timeout = .seconds(3) }) { standIn, client in

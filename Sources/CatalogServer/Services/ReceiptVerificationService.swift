@@ -164,7 +164,7 @@ final class ReceiptVerificationService: Service {
         while held.count > 0 && ContinuousClock.now < deadline && !Task.isCancelled {
             try? await Task.sleep(for: .milliseconds(50))
         }
-        held.cancelVerifications()
+        client.cancelCalls()
     }
 
     /// One attempt of a leased submission: ask the App Store, then record what follows.
@@ -183,18 +183,11 @@ final class ReceiptVerificationService: Service {
             return
         }
         let started = ContinuousClock.now
-        // A task of its own, so that stopping can end the call without ending the recording of other attempts.
-        let verification = Task { [client, logger] in
-            try await client.verify(receipt, bundleId: lease.bundleID, sharedSecret: sharedSecret, logger: logger)
-        }
-        held.attach(verification, to: lease.submissionID)
         let outcome: ReceiptOutcome
         do {
-            outcome = try await withTaskCancellationHandler {
-                try await verification.value
-            } onCancel: {
-                verification.cancel()
-            }
+            // Stopping ends the call (`cancelCalls`), not this task: the recording of other attempts goes on.
+            outcome = try await client.verify(receipt, bundleId: lease.bundleID, sharedSecret: sharedSecret,
+                                              logger: logger)
         } catch {
             held.released(lease)
             metrics.count(.released)
