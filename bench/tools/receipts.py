@@ -16,9 +16,10 @@ Usage (the harness's venv Python: psycopg):
       /proc/PID/status) at the end.
   receipts.py inflight URL TOKEN BODIES N DSN APP PID
       The server's memory per verification in flight: its VmRSS, then the last N bodies of BODIES (bodies it
-      has not seen: each must be answered 202) posted to URL at once (16 connections; for a stand-in that answers after several seconds, so that they are all in
-      flight together), the largest VmRSS while APP has N submissions `verifying`, then
-      `INFLIGHT_RESULT n=... idle_kb=... rss_kb=... per_call_kb=...` (rss - idle over n).
+      has not seen: each must be answered 202) posted to URL at once on 16 connections (with a stand-in that
+      holds its answers for seconds, so that all of them are in flight together), the largest VmRSS while APP
+      has N submissions `verifying`, then `INFLIGHT_RESULT n=... idle_kb=... rss_kb=... per_call_kb=...`:
+      (rss - idle) / n, an upper bound (it includes what taking the receipts in left behind).
 """
 import http.client
 import json
@@ -29,6 +30,15 @@ import urllib.parse
 import uuid
 
 import psycopg
+
+
+def fan_out(work, k):
+    """work(start, step) on k threads at once (start 0..k-1, step k), until all have ended."""
+    threads = [threading.Thread(target=work, args=(i, k)) for i in range(k)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
 
 
 def issue(standin_url, n, out, bundle):
@@ -53,12 +63,8 @@ def issue(standin_url, n, out, bundle):
             with lock:
                 done[0] += 1
 
-    threads = [threading.Thread(target=work, args=(k, 8)) for k in range(8)]
     t0 = time.time()
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    fan_out(work, 8)
     if failures:
         sys.exit(f"receipts.py issue: the stand-in refused: {failures[0]}")
     with open(out, "w") as fh:
@@ -125,17 +131,13 @@ def inflight(url, token, bodies, n, dsn, app, pid):
             r = conn.getresponse()
             r.read()
             if r.status != 202:
-                failures.append(f"HTTP {r.status}")
+                failures.append(f"HTTP {r.status}, not 202 (a body it had seen, or refused)")
                 return
 
-    threads = [threading.Thread(target=work, args=(k, 16)) for k in range(16)]
     t0 = time.time()
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    fan_out(work, 16)
     if failures:
-        sys.exit(f"receipts.py inflight: the server refused: {failures[0]}")
+        sys.exit(f"receipts.py inflight: the server answered {failures[0]}")
     posted = time.time() - t0
     rss, leased, seen = 0, 0, 0
     with psycopg.connect(dsn, autocommit=True) as conn:
