@@ -7,7 +7,7 @@ import Testing
 
 /// Two batches that change the same products never wait for each other in a circle, whatever order their changes
 /// come in: each locks its product rows in one order before it changes any (docs/decisions.md).
-@Suite("Batches lock their rows in one order", .timeLimit(.minutes(3)))
+@Suite("Batches lock their rows in one order", .timeLimit(.minutes(6)))
 struct BatchLockOrderTests {
     /// The change `product` makes next: submitted when approved, withdrawn when waiting (both lifecycle only).
     static func nextChange(of product: Product, in app: App) throws -> LifecycleBatches.Change {

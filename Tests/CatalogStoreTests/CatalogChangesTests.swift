@@ -9,7 +9,7 @@ import Testing
 /// The change feed: notices as committed, `resumed` after a lost connection, and history read in sequence order
 /// without skipping an event that a slower transaction commits later. Each test has its own database: a
 /// transaction open in a database holds back how far its history can be read.
-@Suite("Change feed", .timeLimit(.minutes(3)))
+@Suite("Change feed", .timeLimit(.minutes(6)))
 struct CatalogChangesTests {
     /// Runs `body` with a feed running on the database of `suite`.
     static func withFeed<Result: Sendable>(

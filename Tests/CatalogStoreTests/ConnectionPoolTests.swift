@@ -8,7 +8,7 @@ import Testing
 /// and in time, a database that cannot be reached refused at once, closed connections replaced.
 // The limit is there to end a hang, not to time the tests: a test here (its database made and migrated
 // included) took 30 to over 60 s when the whole suite started at once on two cores.
-@Suite("Connection pool", .timeLimit(.minutes(3)))
+@Suite("Connection pool", .timeLimit(.minutes(6)))
 struct ConnectionPoolTests {
     static func pid(_ database: Database) async throws -> Int32 {
         try await database.execute("SELECT pg_backend_pid()").first!.decode(Int32.self)

@@ -9,7 +9,7 @@ import Testing
 /// first and given back at the end.
 // The limit is there to end a hang, not to time the tests: a test here (its database made and migrated
 // included) took 30 to over 60 s when the whole suite started at once on two cores.
-@Suite("One connection for a scope's operations", .timeLimit(.minutes(3)))
+@Suite("One connection for a scope's operations", .timeLimit(.minutes(6)))
 struct ConnectionScopeTests {
     @Test("the operations of a scope run on one connection, given back at the end")
     func operationsShareOneConnection() async throws {

@@ -8,7 +8,7 @@ import Testing
 /// Concurrent lifecycle changes are written together, each still a compare-and-set with its event: all that
 /// should be saved are, in fewer transactions than changes; of racing changes of one product exactly one is;
 /// a change the database refuses is refused alone.
-@Suite("Lifecycle changes written together", .timeLimit(.minutes(3)))
+@Suite("Lifecycle changes written together", .timeLimit(.minutes(6)))
 struct LifecycleBatchesTests {
     static func withBatching<Result: Sendable>(
         _ suite: String, _ body: @Sendable (Database, DatabaseURL) async throws -> Result

@@ -7,7 +7,7 @@ import Testing
 /// An action is saved with only the product's lifecycle columns when nothing else changed
 /// (`Product.changesOnlyLifecycle(from:)`, LifecycleRuleTests), with every column otherwise; either way the
 /// product read back is the product saved, and a stale one is not saved.
-@Suite("Saving a product", .timeLimit(.minutes(3)))
+@Suite("Saving a product", .timeLimit(.minutes(6)))
 struct ProductSaveTests {
     @Test("the product read back after each action is the product saved, through either statement")
     func readBack() async throws {
