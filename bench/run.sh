@@ -838,8 +838,11 @@ if has_step receipts; then
   [ -s "$secret" ] || head -c 32 /dev/urandom > "$secret"
   chown "root:$BENCH_USER" "$secret"; chmod 640 "$secret"
   RECEIPTS_BUNDLE="com.example.receipts"
-  "$PEERS_DIR/start-extra.sh" standin "$STANDIN_PORT" -- "$S_RUN_DIR/bin/appstore-standin" serve \
-    --port "$STANDIN_PORT" --latency "$RECEIPTS_LATENCY" --secret-file "$secret" --log-level warning
+  start_standin() {  # LATENCY: the stand-in App Store, answering after LATENCY ms
+    "$PEERS_DIR/start-extra.sh" standin "$STANDIN_PORT" -- "$S_RUN_DIR/bin/appstore-standin" serve \
+      --port "$STANDIN_PORT" --latency "$1" --secret-file "$secret" --log-level warning
+  }
+  start_standin "$RECEIPTS_LATENCY"
   receipts="$S_RUN_DIR/receipts.jsonl"
   params="n=$RECEIPTS_N bundle=$RECEIPTS_BUNDLE secret=$(sha256sum "$secret" | cut -c1-16)"
   if [ "$(cat "$receipts.params" 2>/dev/null)" != "$params" ] || [ ! -s "$receipts" ]; then
@@ -888,8 +891,7 @@ if has_step receipts; then
     "$S_RUN_DIR/receipts-inflight.jsonl" "$RECEIPTS_BUNDLE"
   stop_server peer-s
   stop_server peer-standin
-  "$PEERS_DIR/start-extra.sh" standin "$STANDIN_PORT" -- "$S_RUN_DIR/bin/appstore-standin" serve \
-    --port "$STANDIN_PORT" --latency "$RECEIPTS_INFLIGHT_LATENCY" --secret-file "$secret" --log-level warning
+  start_standin "$RECEIPTS_INFLIGHT_LATENCY"
   receipts_service
   "$PY_VENV" "$BENCH_DIR/tools/receipts.py" inflight "http://127.0.0.1:$S_PORT/v1/apps/$RECEIPTS_BUNDLE/purchases" \
     "$RECEIPTS_KEY" "$S_RUN_DIR/receipts-inflight.jsonl" "$RECEIPTS_CONCURRENCY" "$P_DSN" "$RECEIPTS_BUNDLE" "$S_PID" \
