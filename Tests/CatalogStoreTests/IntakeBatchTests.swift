@@ -114,4 +114,89 @@ struct IntakeBatchTests {
             #expect(stored == ["\(Ledger.alice) S05PV04=", "\(Ledger.alice) TkVXMQ==", "\(Ledger.bob) TkVXMQ=="])
         }
     }
+
+    @Test("verified receipts: each transaction recorded by its first appearance, events and sources as if one by one")
+    func verifiedBatch() async throws {
+        let url = try await TestDatabase.forSuite("outcome_batches")
+        try await TestDatabase.withDatabase(url) { database in
+            let (alice, bob) = (Ledger.alice, Ledger.bob)
+            func renewal(_ id: String) -> TransactionFacts { Ledger.facts(id) { $0.originalTransactionId = "r10" } }
+            // Each receipt's account and transactions. k2 is in the ledger already, credited to bob; m1 and m3 come
+            // first with no account; r11 renews r10, which another receipt of the batch brings; the last receipt's
+            // lease is no longer its attempt's.
+            let receipts: [(String, [TransactionFacts])] = [
+                (alice, [Ledger.facts("k1"), Ledger.facts("k2"), Ledger.facts("k3")]),
+                (bob, [Ledger.facts("k0"), Ledger.facts("k1")]),
+                ("", [Ledger.facts("m1"), Ledger.facts("m3")]),
+                (bob, [Ledger.facts("m2"), Ledger.facts("m3")]),
+                ("", [renewal("r11")]),
+                (alice, [renewal("r10")]),
+                (alice, [Ledger.facts("z1")]),
+            ]
+            func outcomes(_ app: String) async throws -> [SubmissionQueue.Outcome] {
+                let key = try await Ledger.world(database, app)
+                _ = try await database.submissions.recordSigned(
+                    Ledger.signed(app, key, account: bob, jws: "jws-0", facts: Ledger.facts("k2")))
+                var outcomes: [SubmissionQueue.Outcome] = []
+                for (index, (account, transactions)) in receipts.enumerated() {
+                    let id = try await database.submissions.queueReceipt(.init(
+                        bundleID: app, keyID: key.0, accountToken: account, receipt: "UkVDRUlQVA\(index)==")).submission.id
+                    outcomes.append(.init(submissionID: id, attempts: index == receipts.count - 1 ? 2 : 1,
+                                          status: .verified, environment: .production, appleStatus: 0,
+                                          transactions: transactions))
+                }
+                return outcomes
+            }
+            let (batched, alone) = (try await outcomes("com.outcomes.batch"), try await outcomes("com.outcomes.alone"))
+            #expect(try await database.queue.lease(100, for: .seconds(60)).count == 2 * receipts.count)
+
+            var marks: [String: Int] = [:]
+            for app in ["com.outcomes.batch", "com.outcomes.alone"] {
+                marks[app] = try await StoreFixtures.values(
+                    "SELECT max(sequence)::int FROM history_events WHERE app = '\(app)'", as: Int.self, in: database)[0]
+            }
+            let batchAnswers = try await SubmissionQueue.record(batched, on: database)
+            var aloneAnswers: [Bool?] = Array(repeating: nil, count: alone.count)
+            for index in alone.indices.sorted(by: { alone[$0].ledgerKey < alone[$1].ledgerKey }) {
+                aloneAnswers[index] = try await SubmissionQueue.record([alone[index]], on: database)[0]
+            }
+            #expect(batchAnswers == [true, true, true, true, true, true, false])
+            #expect(aloneAnswers == batchAnswers)
+
+            // The ledger, its sources and the history of each app, submissions named by their receipt's place.
+            func written(_ app: String, _ outcomes: [SubmissionQueue.Outcome]) async throws -> [String] {
+                let marks = marks
+                func named(_ text: String) -> String {
+                    outcomes.enumerated().reduce(text) { $0.replacingOccurrences(of: $1.element.submissionID.uuidString.lowercased(), with: "#\($1.offset)") }
+                }
+                let ledger = try await StoreFixtures.values("""
+                    SELECT transaction_id || ' ' || account_token || ' v' || version FROM ledger_transactions
+                    WHERE app = '\(app)' ORDER BY transaction_id
+                    """, as: String.self, in: database)
+                let sources = try await StoreFixtures.values("""
+                    SELECT transaction_id || ' ' || source_id || ' ' || recorded FROM ledger_sources
+                    WHERE app = '\(app)' AND source_id IN (SELECT id FROM purchase_submissions WHERE kind = 'receipt')
+                    ORDER BY transaction_id, source_id
+                    """, as: String.self, in: database)
+                let events = try await StoreFixtures.values("""
+                    SELECT kind::text || ' ' || (SELECT jsonb_agg(c.change ORDER BY c.at)::text
+                                                 FROM jsonb_array_elements(changes) WITH ORDINALITY AS c(change, at)
+                                                 WHERE c.change ->> 'field' <> 'signalId')
+                    FROM history_events WHERE app = '\(app)' AND sequence > \(marks[app] ?? 0) ORDER BY sequence
+                    """, as: String.self, in: database)
+                // A signal's id is numbered across apps, so it is left out.
+                return ledger + sources.map(named).sorted() + events.map(named)
+            }
+            let batchWritten = try await written("com.outcomes.batch", batched)
+            let aloneWritten = try await written("com.outcomes.alone", alone)
+            #expect(batchWritten == aloneWritten)
+            #expect(Array(batchWritten.prefix(9)) == [
+                "k0 \(bob) v1", "k1 \(bob) v1", "k2 \(bob) v1", "k3 \(alice) v1", "m1  v1", "m2 \(bob) v1",
+                "m3 \(bob) v2", "r10 \(alice) v1", "r11 \(alice) v1"])
+            #expect(batchWritten.filter { $0.hasPrefix("transaction_recorded") }.count == 8)
+            #expect(batchWritten.filter { $0.hasPrefix("transaction_updated") }.count == 1)
+            #expect(batchWritten.filter { $0.hasPrefix("signal_raised") }.count == 2)
+            #expect(try await database.history.verify(chain: "com.outcomes.batch").verified)
+        }
+    }
 }
