@@ -43,7 +43,8 @@
 #  9. receipts: S restarted with the stand-in App Store (appstore-standin serve, 3-6 s per verifyReceipt)
 #     and APPSTORE_CONCURRENCY=$RECEIPTS_CONCURRENCY; the harness's run.sh posts receipts the stand-in
 #     issued (202 = queued durably: receipts accepted/s), then bench/tools/receipts.py reads from the
-#     database how many reach "verified" per second while the backlog lasts, and the server's VmHWM;
+#     database how many reach "verified" per second while the backlog lasts, the CPU per receipt verified
+#     of the server and of PostgreSQL meanwhile (no intake then), and the server's VmHWM;
 #     then the memory per verification in flight: S restarted, the stand-in answering in
 #     RECEIPTS_INFLIGHT_LATENCY ms, RECEIPTS_CONCURRENCY receipts posted at once, S's VmRSS with all of them
 #     in flight against before (bench/tools/receipts.py inflight);
@@ -876,11 +877,17 @@ if has_step receipts; then
     WRK_DURATION="$RECEIPTS_DURATION" PURCHASES_BODIES="$receipts" PURCHASES_TOKEN="$RECEIPTS_KEY" \
     PURCHASES_TABLE=purchase_submissions BENCH_PGDB="$P_DB"
   log "receipts: verified per second, from the database ($RECEIPTS_SETTLE s to settle, then $RECEIPTS_WINDOW s)"
+  "$PY" "$PEERS_DIR/tools/cpuacct.py" snap "$(id -u "$BENCH_USER")" > "$OUT/cpu1"
   "$PY_VENV" "$BENCH_DIR/tools/receipts.py" watch "$P_DSN" "$RECEIPTS_BUNDLE" "$S_PID" "$RECEIPTS_SETTLE" \
     "$RECEIPTS_WINDOW" | tee "$OUT/receipts-verified.txt"
+  "$PY" "$PEERS_DIR/tools/cpuacct.py" snap "$(id -u "$BENCH_USER")" > "$OUT/cpu2"
   line="$(grep '^RECEIPTS_RESULT ' "$OUT/receipts-verified.txt" | tail -1)"
   [ -n "$line" ] || { echo "receipts.py printed no result" >&2; exit 1; }
   for kv in ${line#RECEIPTS_RESULT }; do echo "receipts_$kv"; done >> "$FACTS"
+  # No intake runs while the worker verifies here: the CPU of these seconds is the verified receipts'.
+  read -r server_ms postgres_ms < <("$PY" "$BENCH_DIR/tools/cpu_split.py" "$OUT/cpu1" "$OUT/cpu2" "$S_PID" \
+    "$(grep -o 'verified_during=[0-9]*' <<< "$line" | cut -d= -f2)")
+  { echo "receipts_verified_server_ms=$server_ms"; echo "receipts_verified_postgres_ms=$postgres_ms"; } >> "$FACTS"
   curl -s --max-time 10 "http://127.0.0.1:$STANDIN_PORT/standin/verifications" | head -c 2000 > "$OUT/standin-verifications.json" || true
   cp "$BENCH_RUN_DIR/peer-s.log" "$OUT/server-receipts.log" 2>/dev/null || true
   cp "$BENCH_RUN_DIR/peer-standin.log" "$OUT/standin.log" 2>/dev/null || true

@@ -110,6 +110,7 @@ def watch(dsn, app, pid, settle, window):
     (ta, va, wa, la), (tb, vb, wb, lb) = samples[settle], samples[end]
     result = {"verified_per_s": f"{(vb - va) / (tb - ta):.1f}", "window_s": f"{tb - ta:.0f}", "settle_s": settle,
               "starved": int(end < len(samples) - 1 or samples[end][2] == 0), "verified": samples[-1][1],
+              "verified_during": samples[-1][1] - samples[0][1],
               "backlog_start": wa + la, "backlog_end": wb + lb, "invalid": invalid, "failed": failed,
               "hwm_kb": status_kb(pid, "VmHWM"), "rss_kb": status_kb(pid, "VmRSS")}
     print("RECEIPTS_RESULT " + " ".join(f"{k}={v}" for k, v in result.items()))

@@ -249,6 +249,9 @@ def console(med, rat, facts):
                      f"{f('receipts_backlog_end')}{' (RAN OUT: the rate is a lower bound)' if f('receipts_starved') == '1' else ''}; "
                      f"invalid {f('receipts_invalid')}, failed {f('receipts_failed')}; "
                      f"server VmHWM {rec['hwm_mb']:.1f} MB (target <= {TARGET_RECEIPTS_RSS_MB:.0f}: {ok(rec['ok_rss'])})")
+        if f("receipts_verified_server_ms"):
+            lines.append(f"CPU per receipt verified (no intake meanwhile): server {f('receipts_verified_server_ms')} ms, "
+                         f"PostgreSQL {f('receipts_verified_postgres_ms')} ms")
     if f("receipts_inflight_per_call_kb"):
         lines.append(f"receipts in flight: {f('receipts_inflight_n')} verifications at once (stand-in holding each answer): "
                      f"server VmRSS {int(f('receipts_inflight_idle_kb')) / 1024:.1f} MB before, "
@@ -432,6 +435,9 @@ def markdown(med, rat, facts):
                    f"≥ {TARGET_VERIFIED_PER_S:,.0f}: {'met' if rec['ok_verified'] else '**missed**'} |")
         out.append(f"| ... server peak RSS (VmHWM) over intake and verification | {rec['hwm_mb']:.1f} MB | "
                    f"≤ {TARGET_RECEIPTS_RSS_MB:.0f} MB: {'met' if rec['ok_rss'] else '**missed**'} |")
+        if f("receipts_verified_server_ms"):
+            out.append(f"| ... CPU per receipt verified (no intake meanwhile): server / PostgreSQL | "
+                       f"{f('receipts_verified_server_ms')} / {f('receipts_verified_postgres_ms')} ms | |")
     if f("receipts_inflight_per_call_kb"):
         out.append(f"| ... server memory per verification in flight ({f('receipts_inflight_n')} at once; VmRSS "
                    f"{int(f('receipts_inflight_idle_kb')) / 1024:.1f} → {int(f('receipts_inflight_rss_kb')) / 1024:.1f} MB) | "
