@@ -277,9 +277,12 @@ extension SubmissionQueue.Outcome {
 typealias OutcomeBatches = WriteBatches<SubmissionQueue.Outcome, Bool>
 
 extension OutcomeBatches {
-    /// Outcomes of concurrent attempts, written together by receipt_queue_record.
+    /// Outcomes of concurrent attempts, written together by receipt_queue_record, one batch at a time: no client
+    /// waits for an outcome, and the outcomes that gather meanwhile make the next batch larger, which costs
+    /// PostgreSQL less per receipt (docs/performance.md, "Receipts: verified outcomes a statement per step").
     static func outcomes() -> OutcomeBatches {
         OutcomeBatches(
+            maximumRunning: 1,
             batch: { try await SubmissionQueue.record($0, on: $1) },
             alone: { outcome, database in try await SubmissionQueue.record([outcome], on: database)[0] ?? false })
     }
