@@ -109,6 +109,11 @@ struct HistoryChainTests {
             "null", "true", "1.50", "-0", "1e3", "[]", "{}", "[[], {}, [[]]]", #""quote\" backslash\\ é 金 🎉 \u0001""#,
             #"{"b": 1, "a": [1, {"zz": null, "y": "x, \"y\": z"}], "": {}, "é": [], "aa": true, "Z": {"x": "y"}}"#,
             "{" + (1...40).map { "\"\(String(repeating: "k", count: 41 - $0))\": \($0)" }.joined(separator: ", ") + "}",
+            // An event's changes (0028 writes objects of "field", "new" and "old" with scalar values without
+            // sorting their keys), and objects just outside that shape.
+            #"[{"new": "é \"x\"", "old": null, "field": "reviewNote"}, {"new": 1}, {"old": false, "field": ""}]"#,
+            #"[{"field": "f", "old": [1, 2]}, {"field": "f", "new": {"b": 1, "a": 2}}, {"field": "f", "new": 1, "x": 2}]"#,
+            #"{"field": "f", "new": 1, "old": 2, "": 3}"#, #"{"fiel": 1, "new": 2}"#,
         ] + (0..<300).map { _ in random.json(depth: 4) }
         let url = try await TestDatabase.forSuite("history_chain")
         try await TestDatabase.withDatabase(url) { database in
@@ -258,6 +263,9 @@ private extension SeededGenerator {
         case 2: return ["0", "-1", "2.50", "1234567890.123456", "0.5"][below(5)]
         case 3, 4: return string()
         case 5: return "[" + (0..<below(4)).map { _ in json(depth: depth - 1) }.joined(separator: ", ") + "]"
+        case 6 where below(2) == 0:  // some of a change's keys
+            return "{" + ["\"field\"", "\"new\"", "\"old\""].filter { _ in below(3) > 0 }
+                .map { "\($0): \(json(depth: depth - 1))" }.joined(separator: ", ") + "}"
         default:
             return "{" + (0..<below(6)).map { _ in "\(string()): \(json(depth: depth - 1))" }.joined(separator: ", ") + "}"
         }
