@@ -1,6 +1,7 @@
 @testable import CatalogStore
 import CatalogTestSupport
 import Foundation
+import PostgresNIO
 import PurchaseCore
 import Testing
 
@@ -197,6 +198,60 @@ struct IntakeBatchTests {
             #expect(batchWritten.filter { $0.hasPrefix("transaction_updated") }.count == 1)
             #expect(batchWritten.filter { $0.hasPrefix("signal_raised") }.count == 2)
             #expect(try await database.history.verify(chain: "com.outcomes.batch").verified)
+        }
+    }
+
+    /// The planner takes a batch's items for 100 rows. Joined with purchase_submissions, it hashed the whole table
+    /// for each batch while the table was small enough (up to about 30,000 rows), reading every submission each time.
+    @Test("each batch finds its submissions by their keys, without reading the whole table")
+    func batchesReadNoWholeTable() async throws {
+        let url = try await TestDatabase.forSuite("batch_plans")
+        try await TestDatabase.withDatabase(url) { database in
+            let app = "com.batch.plans"
+            let key = try await Ledger.world(database, app)
+            // Enough finished submissions that reading them all costs the planner more than 100 lookups would.
+            try await StoreFixtures.run("""
+                INSERT INTO purchase_submissions (app, key_id, kind, proof_sha256, status, finished_at)
+                SELECT '\(app)', '\(key.0.uuidString)', 'receipt', sha256(convert_to('filler ' || n, 'UTF8')),
+                       'invalid', now()
+                FROM generate_series(1, 5000) AS n
+                """, in: database)
+            try await StoreFixtures.run("ANALYZE purchase_submissions", in: database)
+            /// `work`'s statements in one transaction, and how many times they read purchase_submissions whole.
+            func wholeTableReads(_ work: @escaping @Sendable () async throws -> Void) async throws -> Int {
+                try await database.client.withTransaction(logger: database.logger) { connection in
+                    try await Database.$held.withValue(connection) { try await work() }
+                    let rows = try await connection.query(
+                        "SELECT pg_stat_get_xact_numscans('purchase_submissions'::regclass)::int", logger: database.logger)
+                    var reads = 0
+                    for try await count in rows.decode(Int.self) { reads = count }
+                    return reads
+                }
+            }
+            let signed = (0..<8).map { Ledger.signed(app, key, jws: "jws-\($0)", facts: Ledger.facts("p\($0)")) }
+            #expect(try await wholeTableReads { _ = try await PurchaseSubmissionRepository.recordSigned(signed, on: database) } == 0)
+
+            let receipts = (0..<8).map {
+                PurchaseSubmissionRepository.QueuedReceipt(bundleID: app, keyID: key.0, accountToken: Ledger.alice,
+                                                           receipt: "UExBTlM\($0)==")
+            }
+            #expect(try await wholeTableReads { _ = try await PurchaseSubmissionRepository.queueReceipts(receipts, on: database) } == 0)
+
+            let leases = try await database.queue.lease(100, for: .seconds(60))
+            try #require(leases.count == receipts.count)
+            let outcomes = leases.enumerated().map { index, lease in
+                index % 2 == 0
+                    ? SubmissionQueue.Outcome(submissionID: lease.submissionID, attempts: lease.attempts, status: .verified,
+                                              environment: .production, appleStatus: 0,
+                                              transactions: [Ledger.facts("q\(index)")])
+                    : SubmissionQueue.Outcome(submissionID: lease.submissionID, attempts: lease.attempts, status: .invalid,
+                                              appleStatus: 21010, problems: ["not authorized"])
+            }
+            #expect(try await wholeTableReads { _ = try await SubmissionQueue.record(outcomes, on: database) } == 0)
+            let ids = leases.map { "'\($0.submissionID.uuidString)'" }.joined(separator: ", ")
+            #expect(try await Ledger.count("""
+                SELECT count(*) FROM purchase_submissions WHERE id IN (\(ids)) AND status IN ('verified', 'invalid')
+                """, in: database) == receipts.count)
         }
     }
 }
