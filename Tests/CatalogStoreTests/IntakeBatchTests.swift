@@ -202,7 +202,7 @@ struct IntakeBatchTests {
     }
 
     /// The planner takes a batch's items for 100 rows. Joined with purchase_submissions, it hashed the whole table
-    /// for each batch while the table was small enough (up to about 30,000 rows), reading every submission each time.
+    /// for each batch while the table was small enough (up to about 20,000 rows), reading every submission each time.
     @Test("each batch finds its submissions by their keys, without reading the whole table")
     func batchesReadNoWholeTable() async throws {
         let url = try await TestDatabase.forSuite("batch_plans")

@@ -5,9 +5,9 @@
 -- purchases_record_signed and purchases_queue_receipts (by app, account and proof), and the updates of
 -- purchases_record_verified and receipt_queue_record (by id). The planner takes a set function's rows for 100.
 -- Against a table of a few thousand rows, 100 lookups by an index cost it more than reading the table once into a
--- hash, so it read every submission for each batch: until the table held about 30,000 rows, each batch cost more
--- as the table grew (11 ms for a batch of 17 with 4,226 rows, where the lookups take 0.1 ms). A statement's plan
--- is kept by its connection, and the benchmark's databases, like every new deployment's, start empty.
+-- hash, so it read every submission for each batch: until the table held about 20,000 rows, each batch cost more
+-- as the table grew. A statement's plan is kept by its connection, and the benchmark's databases, like every new
+-- deployment's, start empty.
 --
 -- Now each item finds its submission by the unique index: the answers in a lateral subquery, which the LIMIT keeps
 -- from being folded into a join, shared by both intake functions (purchase_batch_answers); the updates by their
