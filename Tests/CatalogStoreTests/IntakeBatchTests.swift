@@ -229,13 +229,19 @@ struct IntakeBatchTests {
                 }
             }
             let signed = (0..<8).map { Ledger.signed(app, key, jws: "jws-\($0)", facts: Ledger.facts("p\($0)")) }
-            #expect(try await wholeTableReads { _ = try await PurchaseSubmissionRepository.recordSigned(signed, on: database) } == 0)
+            let signedReads = try await wholeTableReads {
+                _ = try await PurchaseSubmissionRepository.recordSigned(signed, on: database)
+            }
+            #expect(signedReads == 0)
 
             let receipts = (0..<8).map {
                 PurchaseSubmissionRepository.QueuedReceipt(bundleID: app, keyID: key.0, accountToken: Ledger.alice,
                                                            receipt: "UExBTlM\($0)==")
             }
-            #expect(try await wholeTableReads { _ = try await PurchaseSubmissionRepository.queueReceipts(receipts, on: database) } == 0)
+            let receiptReads = try await wholeTableReads {
+                _ = try await PurchaseSubmissionRepository.queueReceipts(receipts, on: database)
+            }
+            #expect(receiptReads == 0)
 
             let leases = try await database.queue.lease(100, for: .seconds(60))
             try #require(leases.count == receipts.count)
@@ -247,7 +253,8 @@ struct IntakeBatchTests {
                     : SubmissionQueue.Outcome(submissionID: lease.submissionID, attempts: lease.attempts, status: .invalid,
                                               appleStatus: 21010, problems: ["not authorized"])
             }
-            #expect(try await wholeTableReads { _ = try await SubmissionQueue.record(outcomes, on: database) } == 0)
+            let outcomeReads = try await wholeTableReads { _ = try await SubmissionQueue.record(outcomes, on: database) }
+            #expect(outcomeReads == 0)
             let ids = leases.map { "'\($0.submissionID.uuidString)'" }.joined(separator: ", ")
             #expect(try await Ledger.count("""
                 SELECT count(*) FROM purchase_submissions WHERE id IN (\(ids)) AND status IN ('verified', 'invalid')
