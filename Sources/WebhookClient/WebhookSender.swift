@@ -159,7 +159,15 @@ public final class WebhookSender: Sendable {
                 }
             }
             group.addTask {
-                try? await Task.sleep(for: timeout)
+                // An event loop's timer, not Task.sleep: a cancelled sleep's timer stays queued in the runtime until
+                // it would have fired, so with thousands of attempts a second tens of thousands of them waited there
+                // (docs/performance.md, "Webhook attempts without a sleeping task"). This one leaves at once.
+                let timer = client.eventLoopGroup.any().scheduleTask(in: .nanoseconds(timeout.nanoseconds)) {}
+                await withTaskCancellationHandler {
+                    _ = try? await timer.futureResult.get()
+                } onCancel: {
+                    timer.cancel()
+                }
                 return .failed(status: nil, reason: "no answer within \(timeout)")
             }
             // The first to finish decides; the other is cancelled (a cancelled request closes its connection).

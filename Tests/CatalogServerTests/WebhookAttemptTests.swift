@@ -1,0 +1,90 @@
+import CatalogCore
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import Testing
+import WebhookClient
+
+/// One attempt of WebhookSender, against receivers that answer badly: whatever they do, the attempt ends within
+/// its timeout (connecting, sending and the whole answer).
+@Suite("Webhook attempts")
+struct WebhookAttemptTests {
+    /// A receiver on loopback whose one route is `answer`; stopped when `body` ends.
+    private func withReceiver(_ answer: @escaping @Sendable (Request) async throws -> Response,
+                              _ body: (URL) async throws -> Void) async throws {
+        let router = Router()
+        router.post("**") { request, _ in try await answer(request) }
+        let (ports, listening) = AsyncStream<Int>.makeStream()
+        let app = Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { channel in
+                listening.yield(channel.localAddress?.port ?? 0)
+                listening.finish()
+            },
+            logger: Logger(label: "slow-receiver", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let server = Task {
+            defer { listening.finish() }
+            try await app.runService(gracefulShutdownSignals: [])
+        }
+        defer { server.cancel() }
+        var iterator = ports.makeAsyncIterator()
+        let port = try #require(await iterator.next())
+        try await body(try #require(URL(string: "http://127.0.0.1:\(port)/hooks")))
+    }
+
+    /// Sends one message to `url` with a one-second timeout; answers the outcome and how long it took.
+    private func attempt(_ url: URL) async throws -> (WebhookSendOutcome, Duration) {
+        var settings = WebhookSenderSettings(policy: WebhookAddressPolicy(allowsLoopbackHTTP: true))
+        settings.timeout = .seconds(1)
+        let sender = WebhookSender(settings: settings, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let target = try WebhookURL(url.absoluteString)
+        let started = ContinuousClock.now
+        let outcome = await sender.send(WebhookMessage(id: "evt_1", timestamp: 1, body: ByteBuffer(string: "{}")),
+                                        to: target, secret: WebhookSecret.generate())
+        let took = ContinuousClock.now - started
+        await sender.shutdown()
+        return (outcome, took)
+    }
+
+    @Test("an answer whose body never ends is given up at the timeout, though bytes keep coming")
+    func drippingAnswer() async throws {
+        try await withReceiver({ _ in
+            // Each byte comes well within the read timeout; only the attempt's own bound can end it.
+            Response(status: .ok, headers: [.contentLength: "100000"], body: ResponseBody { writer in
+                for _ in 0..<100_000 {
+                    try await writer.write(ByteBuffer(string: " "))
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                try await writer.finish(nil)
+            })
+        }) { url in
+            let (outcome, took) = try await attempt(url)
+            #expect(outcome == .failed(status: nil, reason: "no answer within 1.0 seconds"))
+            #expect(took >= .milliseconds(900) && took < .seconds(3), "\(took)")
+        }
+    }
+
+    @Test("a receiver that never answers is given up at the timeout")
+    func silentReceiver() async throws {
+        try await withReceiver({ _ in
+            try await Task.sleep(for: .seconds(30))
+            return Response(status: .noContent)
+        }) { url in
+            let (outcome, took) = try await attempt(url)
+            #expect(outcome == .failed(status: nil, reason: "no answer within 1.0 seconds"))
+            #expect(took >= .milliseconds(900) && took < .seconds(3), "\(took)")
+        }
+    }
+
+    @Test("a prompt answer is delivered, and so is the next one on the same connection")
+    func promptAnswer() async throws {
+        try await withReceiver({ _ in Response(status: .noContent) }) { url in
+            for _ in 0..<2 {
+                let (outcome, took) = try await attempt(url)
+                #expect(outcome == .delivered(status: 204))
+                #expect(took < .seconds(1), "\(took)")
+            }
+        }
+    }
+}
