@@ -31,7 +31,9 @@
 #     WEBHOOKS_WINDOW s (pgbench -R, or bench/tools/webhooks.py pace: WEBHOOKS_LOAD); then, once every endpoint has caught up, the delivery lag
 #     (arrival minus the event's `at`, which the appending statement sets in the committing transaction) p50/p99/
 #     max per endpoint and overall, events delivered against events committed, repeats and order
-#     (bench/tools/webhooks.py lag), and the event rate achieved, from the database. Then the actions load of
+#     (bench/tools/webhooks.py lag), the event rate achieved, from the database, and the server's CPU per event
+#     meanwhile (it serves no request). The same events are then delivered again to the same endpoints
+#     (redelivery): deliveries/s and the server's CPU per event with nothing else running. Then the actions load of
 #     step 6 (ACTIONS_CONNECTIONS clients on ACTIONS_APPS apps) without endpoints and with them, alternating for
 #     WEBHOOKS_ROUNDS rounds: committed/s of each and their ratio, and the lag under that load;
 #  8. purchases (issue 22), on a database of their own ($P_DB, made anew by every run) next to peer P of
@@ -661,6 +663,8 @@ CONF
   wh_create lag
   write_plan "$wh_filter"
   from="$(wh_max_sequence)"
+  "$PY" "$PEERS_DIR/tools/cpuacct.py" snap "$(id -u "$BENCH_USER")" > "$OUT/cpu1"
+  receiver_ms="$(wh_receiver_cpu_ms)"
   log "webhooks: $WEBHOOKS_ENDPOINTS endpoints; actions paced at $WEBHOOKS_RATE/s for $WEBHOOKS_WINDOW s" \
       "($WEBHOOKS_CONNECTIONS connections, $([ "$WEBHOOKS_LOAD" = pgbench ] && echo "pgbench -R" || echo "bench/tools/webhooks.py pace"))"
   if [ "$WEBHOOKS_LOAD" = pgbench ]; then
@@ -688,13 +692,35 @@ CONF
   sleep 1   # the requests in flight commit
   through="$(wh_max_sequence)"
   drained="$(wh_drain "$through")"
+  # What the deliveries cost the server: in this phase it serves no request, so its CPU is theirs (and its own
+  # background work's), from the load's start until every endpoint caught up; and the receiver's.
+  "$PY" "$PEERS_DIR/tools/cpuacct.py" snap "$(id -u "$BENCH_USER")" > "$OUT/cpu2"
+  receiver_ms=$(( $(wh_receiver_cpu_ms) - receiver_ms ))
   read -r events span < <(wh_sql "SELECT count(*), extract(epoch FROM max(at) - min(at)) FROM history_events
                                   WHERE sequence > $from AND sequence <= $through" | tr '|' ' ')
   { echo "webhooks_events=$events"; echo "webhooks_events_span_s=$span"; echo "webhooks_drain_s=$drained"
-    echo "webhooks_events_per_s=$(awk -v n="$events" -v s="$span" 'BEGIN { printf "%.1f", (s > 0 ? n / s : 0) }')"; } >> "$FACTS"
+    echo "webhooks_events_per_s=$(awk -v n="$events" -v s="$span" 'BEGIN { printf "%.1f", (s > 0 ? n / s : 0) }')"
+    echo "webhooks_lag_server_ms=$("$PY" "$BENCH_DIR/tools/cpu_split.py" "$OUT/cpu1" "$OUT/cpu2" "$S_PID" "$events" | cut -d' ' -f1)"
+    echo "webhooks_lag_receiver_ms=$(awk -v t="$receiver_ms" -v n="$events" 'BEGIN { printf "%.3f", (n > 0 ? t / n : 0) }')"
+  } >> "$FACTS"
   log "webhooks: $(sed 's/^WEBHOOKS_PACE //' <<< "$line")"
   log "webhooks: $events events committed over $span s (from the database); every endpoint caught up $drained s after"
   wh_lag webhooks lag "$from" "$through"
+  # The deliveries' own pace, nothing else running: the window's events delivered again to the same endpoints
+  # (redelivery from its first event), full pages at once; how long until every endpoint is through them, and the
+  # server's CPU per event (one delivery to each endpoint).
+  if [ "$events" -gt 0 ]; then
+    "$PY" "$PEERS_DIR/tools/cpuacct.py" snap "$(id -u "$BENCH_USER")" > "$OUT/cpu1"
+    for id in "${WH_IDS[@]}"; do api POST "/v1/webhooks/$id/redeliver" "$TOKEN" "{\"from\": $((from + 1))}" >/dev/null; done
+    drained="$(wh_drain "$through")"
+    "$PY" "$PEERS_DIR/tools/cpuacct.py" snap "$(id -u "$BENCH_USER")" > "$OUT/cpu2"
+    { echo "webhooks_redelivery_s=$drained"
+      echo "webhooks_redelivery_per_s=$(awk -v n="$events" -v e="$WEBHOOKS_ENDPOINTS" -v s="$drained" \
+        'BEGIN { printf "%.0f", (s > 0 ? n * e / s : 0) }')"
+      echo "webhooks_redelivery_server_ms=$("$PY" "$BENCH_DIR/tools/cpu_split.py" "$OUT/cpu1" "$OUT/cpu2" "$S_PID" "$events" | cut -d' ' -f1)"
+    } >> "$FACTS"
+    log "webhooks: $events events delivered again to $WEBHOOKS_ENDPOINTS endpoints in $drained s"
+  fi
   wh_delete
 
   # The actions of step 6 without endpoints and with them, alternating.

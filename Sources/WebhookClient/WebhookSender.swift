@@ -134,35 +134,49 @@ public final class WebhookSender: Sendable {
         request.headers.add(name: "webhook-signature", value: WebhookSignature.sign(
             id: message.id, timestamp: message.timestamp, body: message.body.readableBytesView, secret: secret))
         request.body = .bytes(message.body)
-        let prepared = request
         let timeout = settings.timeout
-        let limit = settings.answerLimit
-        let logger = logger
-        let outcome = await withTaskGroup(of: WebhookSendOutcome.self) { group in
+        // The attempt's one bound: the client's deadline covers it until the answer's head, ``readAnswer`` after.
+        let deadline = NIODeadline.now() + .nanoseconds(timeout.nanoseconds)
+        do {
+            let response = try await client.execute(request, deadline: deadline, logger: logger)
+            let status = Int(response.status.code)
+            // An answer without a body (204, or a length of 0) has nothing left to wait for.
+            if status != 204 && response.headers.first(name: "Content-Length") != "0",
+               let failure = await Self.readAnswer(response.body, until: deadline, limit: settings.answerLimit,
+                                                   timeout: timeout, on: client.eventLoopGroup) {
+                return failure
+            }
+            return (200..<300).contains(status)
+                ? .delivered(status: status) : .failed(status: status, reason: "answered \(status)")
+        } catch let error as HTTPClientError where error == .deadlineExceeded {
+            return .failed(status: nil, reason: "no answer within \(timeout)")
+        } catch {
+            return .failed(status: nil, reason: Self.describe(error))
+        }
+    }
+
+    /// Reads `body` up to `limit` bytes by `deadline` (a receiver need answer nothing, and may not make us read
+    /// more: what is left unread closes the connection); answers why the attempt failed, or nil.
+    private static func readAnswer(_ body: HTTPClientResponse.Body, until deadline: NIODeadline, limit: Int,
+                                   timeout: Duration, on loops: any EventLoopGroup) async -> WebhookSendOutcome? {
+        await withTaskGroup(of: WebhookSendOutcome?.self) { group in
             group.addTask {
                 do {
-                    let response = try await client.execute(prepared, deadline: .now() + .nanoseconds(timeout.nanoseconds),
-                                                            logger: logger)
-                    // The answer is read only so far: a receiver need answer nothing, and may not make us read more.
                     var read = 0
-                    for try await chunk in response.body {
+                    for try await chunk in body {
                         read += chunk.readableBytes
                         if read > limit { break }
                     }
-                    let status = Int(response.status.code)
-                    return (200..<300).contains(status)
-                        ? .delivered(status: status) : .failed(status: status, reason: "answered \(status)")
-                } catch let error as HTTPClientError where error == .deadlineExceeded {
-                    return .failed(status: nil, reason: "no answer within \(timeout)")
+                    return nil
                 } catch {
-                    return .failed(status: nil, reason: Self.describe(error))
+                    return .failed(status: nil, reason: describe(error))
                 }
             }
             group.addTask {
                 // An event loop's timer, not Task.sleep: a cancelled sleep's timer stays queued in the runtime until
                 // it would have fired, so with thousands of attempts a second tens of thousands of them waited there
                 // (docs/performance.md, "Webhook attempts without a sleeping task"). This one leaves at once.
-                let timer = client.eventLoopGroup.any().scheduleTask(in: .nanoseconds(timeout.nanoseconds)) {}
+                let timer = loops.any().scheduleTask(deadline: deadline) {}
                 await withTaskCancellationHandler {
                     _ = try? await timer.futureResult.get()
                 } onCancel: {
@@ -170,12 +184,11 @@ public final class WebhookSender: Sendable {
                 }
                 return .failed(status: nil, reason: "no answer within \(timeout)")
             }
-            // The first to finish decides; the other is cancelled (a cancelled request closes its connection).
-            let first = await group.next() ?? .failed(status: nil, reason: "cancelled")
+            // The first to finish decides; the other is cancelled (a cancelled read closes its connection).
+            guard let first = await group.next() else { return .failed(status: nil, reason: "cancelled") }
             group.cancelAll()
             return first
         }
-        return outcome
     }
 
     /// The client for `url` at `address`, made when first needed; a client for the same host at another address

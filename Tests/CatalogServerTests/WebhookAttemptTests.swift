@@ -33,18 +33,25 @@ struct WebhookAttemptTests {
         try await body(try #require(URL(string: "http://127.0.0.1:\(port)/hooks")))
     }
 
-    /// Sends one message to `url` with a one-second timeout; answers the outcome and how long it took.
-    private func attempt(_ url: URL) async throws -> (WebhookSendOutcome, Duration) {
+    /// Sends one message to each of `urls` in turn, by one sender with a one-second timeout; answers each outcome
+    /// and how long it took.
+    private func attempts(_ urls: [URL]) async throws -> [(WebhookSendOutcome, Duration)] {
         var settings = WebhookSenderSettings(policy: WebhookAddressPolicy(allowsLoopbackHTTP: true))
         settings.timeout = .seconds(1)
         let sender = WebhookSender(settings: settings, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
-        let target = try WebhookURL(url.absoluteString)
-        let started = ContinuousClock.now
-        let outcome = await sender.send(WebhookMessage(id: "evt_1", timestamp: 1, body: ByteBuffer(string: "{}")),
-                                        to: target, secret: WebhookSecret.generate())
-        let took = ContinuousClock.now - started
+        var results: [(WebhookSendOutcome, Duration)] = []
+        for url in urls {
+            let started = ContinuousClock.now
+            let outcome = await sender.send(WebhookMessage(id: "evt_1", timestamp: 1, body: ByteBuffer(string: "{}")),
+                                            to: try WebhookURL(url.absoluteString), secret: WebhookSecret.generate())
+            results.append((outcome, ContinuousClock.now - started))
+        }
         await sender.shutdown()
-        return (outcome, took)
+        return results
+    }
+
+    private func attempt(_ url: URL) async throws -> (WebhookSendOutcome, Duration) {
+        try await attempts([url])[0]
     }
 
     @Test("an answer whose body never ends is given up at the timeout, though bytes keep coming")
@@ -77,12 +84,16 @@ struct WebhookAttemptTests {
         }
     }
 
-    @Test("a prompt answer is delivered, and so is the next one on the same connection")
+    @Test("a prompt answer is delivered, with a body or without, and so is the next one on the same connection")
     func promptAnswer() async throws {
-        try await withReceiver({ _ in Response(status: .noContent) }) { url in
-            for _ in 0..<2 {
-                let (outcome, took) = try await attempt(url)
-                #expect(outcome == .delivered(status: 204))
+        try await withReceiver({ request in
+            request.uri.path.hasSuffix("/text")
+                ? Response(status: .ok, body: ResponseBody(byteBuffer: ByteBuffer(string: "received")))
+                : Response(status: .noContent)
+        }) { url in
+            let targets = [url, url.appendingPathComponent("text"), url, url.appendingPathComponent("text")]
+            for (target, (outcome, took)) in zip(targets, try await attempts(targets)) {
+                #expect(outcome == .delivered(status: target.path.hasSuffix("/text") ? 200 : 204))
                 #expect(took < .seconds(1), "\(took)")
             }
         }

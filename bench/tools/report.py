@@ -263,6 +263,13 @@ def console(med, rat, facts):
                      f"{float(f('webhooks_events_per_s')):,.0f}/s (from the database; the client: {f('webhooks_pace_ok')} made, "
                      f"failed {f('webhooks_pace_non2xx')}, {lateness(facts)}); "
                      f"every endpoint had caught up {f('webhooks_drain_s')} s after the load's end + 1 s")
+        if f("webhooks_lag_server_ms"):
+            lines.append(f"  CPU per event delivered to every endpoint: server {f('webhooks_lag_server_ms')} ms, "
+                         f"the receiver {f('webhooks_lag_receiver_ms')} ms")
+        if f("webhooks_redelivery_s"):
+            lines.append(f"  the same events delivered again at once (nothing else running): {f('webhooks_redelivery_per_s')} "
+                         f"deliveries/s ({f('webhooks_redelivery_s')} s); server CPU per event "
+                         f"{f('webhooks_redelivery_server_ms')} ms")
         for e, m in wh["lag"].items():
             lines.append(f"  endpoint {e}: delivered {m['delivered']} of {m['committed']}"
                          + (f" (missing {m['missing']}, repeated {m['repeated']}, out of order {m['out_of_order']})" if e != "all" else "")
@@ -455,7 +462,13 @@ def markdown(med, rat, facts):
                    f"committed over {float(f('webhooks_events_span_s')):.1f} s, from the database; failed "
                    f"{f('webhooks_pace_non2xx')}, {lateness(facts)}). Lag = arrival at the "
                    f"receiver − the event's `at` (set in its committing transaction); every endpoint had caught up "
-                   f"{f('webhooks_drain_s')} s after the load's end + 1 s.")
+                   f"{f('webhooks_drain_s')} s after the load's end + 1 s."
+                   + (f" CPU per event delivered to every endpoint: the server {f('webhooks_lag_server_ms')} ms "
+                      f"(it serves no request meanwhile), the receiver {f('webhooks_lag_receiver_ms')} ms."
+                      if f("webhooks_lag_server_ms") else "")
+                   + (f" Delivered again at once, nothing else running: {f('webhooks_redelivery_per_s')} deliveries/s, "
+                      f"the server {f('webhooks_redelivery_server_ms')} ms of CPU per event."
+                      if f("webhooks_redelivery_s") else ""))
         out.append("")
         out.append("| endpoint | delivered / committed | missing | repeated | out of order | lag p50 ms | p99 ms | max ms |")
         out.append("|---|---:|---:|---:|---:|---:|---:|---:|")
