@@ -175,7 +175,7 @@ public final class WebhookSender: Sendable {
             group.addTask {
                 // An event loop's timer, not Task.sleep: a cancelled sleep's timer stays queued in the runtime until
                 // it would have fired, so with thousands of attempts a second tens of thousands of them waited there
-                // (docs/performance.md, "Webhook attempts without a sleeping task"). This one leaves at once.
+                // (docs/decisions.md, "An attempt has one deadline"). This one leaves at once.
                 let timer = loops.any().scheduleTask(deadline: deadline) {}
                 await withTaskCancellationHandler {
                     _ = try? await timer.futureResult.get()
