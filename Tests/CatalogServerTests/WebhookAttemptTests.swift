@@ -1,4 +1,5 @@
 import CatalogCore
+import CatalogTestSupport
 import Foundation
 import Hummingbird
 import Logging
@@ -15,21 +16,8 @@ struct WebhookAttemptTests {
                               _ body: (URL) async throws -> Void) async throws {
         let router = Router()
         router.post("**") { request, _ in try await answer(request) }
-        let (ports, listening) = AsyncStream<Int>.makeStream()
-        let app = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in
-                listening.yield(channel.localAddress?.port ?? 0)
-                listening.finish()
-            },
-            logger: Logger(label: "slow-receiver", factory: { _ in SwiftLogNoOpLogHandler() }))
-        let server = Task {
-            defer { listening.finish() }
-            try await app.runService(gracefulShutdownSignals: [])
-        }
+        let (port, server) = try await LoopbackServer.start(router, label: "the test's receiver")
         defer { server.cancel() }
-        var iterator = ports.makeAsyncIterator()
-        let port = try #require(await iterator.next())
         try await body(try #require(URL(string: "http://127.0.0.1:\(port)/hooks")))
     }
 

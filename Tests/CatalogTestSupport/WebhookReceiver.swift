@@ -50,23 +50,7 @@ public final class WebhookReceiver: Sendable {
             let receiver = box.withLock { $0 }
             return receiver?.receive(request, body: Array(buffer: body)) ?? Response(status: .serviceUnavailable)
         }
-        let (ports, listening) = AsyncStream<Int>.makeStream()
-        let app = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in
-                listening.yield(channel.localAddress?.port ?? 0)
-                listening.finish()
-            },
-            logger: Logger(label: "webhook-receiver", factory: { _ in SwiftLogNoOpLogHandler() }))
-        let task = Task {
-            defer { listening.finish() }
-            try await app.runService(gracefulShutdownSignals: [])
-        }
-        var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next(), port > 0 else {
-            task.cancel()
-            throw TestSetupError("the webhook receiver did not start: \(String(describing: await task.result))")
-        }
+        let (port, task) = try await LoopbackServer.start(router, label: "the webhook receiver")
         let receiver = WebhookReceiver(port: port, task: task)
         box.withLock { $0 = receiver }
         return receiver
