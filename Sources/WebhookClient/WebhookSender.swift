@@ -148,10 +148,8 @@ public final class WebhookSender: Sendable {
             }
             return (200..<300).contains(status)
                 ? .delivered(status: status) : .failed(status: status, reason: "answered \(status)")
-        } catch let error as HTTPClientError where error == .deadlineExceeded {
-            return .failed(status: nil, reason: "no answer within \(timeout)")
         } catch {
-            return .failed(status: nil, reason: Self.describe(error))
+            return .failed(status: nil, reason: Self.describe(error, timeout: timeout))
         }
     }
 
@@ -169,7 +167,7 @@ public final class WebhookSender: Sendable {
                     }
                     return nil
                 } catch {
-                    return .failed(status: nil, reason: describe(error))
+                    return .failed(status: nil, reason: describe(error, timeout: timeout))
                 }
             }
             group.addTask {
@@ -226,7 +224,12 @@ public final class WebhookSender: Sendable {
     }
 
     /// The transport's words for a failure, short. They never hold the message: it travels only in the body.
-    static func describe(_ error: any Error) -> String {
+    /// Both of the client's timeouts are the attempt's `timeout` (its deadline, and the read timeout of a
+    /// connection with nothing to read), so either is told the same way, whichever fired first.
+    static func describe(_ error: any Error, timeout: Duration) -> String {
+        if let error = error as? HTTPClientError, error == .deadlineExceeded || error == .readTimeout {
+            return "no answer within \(timeout)"
+        }
         let text = String(describing: error)
         return text.count > 200 ? String(text.prefix(200)) + "…" : text
     }
