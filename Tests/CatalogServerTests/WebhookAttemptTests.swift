@@ -72,7 +72,7 @@ struct WebhookAttemptTests {
         }
     }
 
-    @Test("a prompt answer is delivered, with a body or without, and so is the next one on the same connection")
+    @Test("prompt answers, with a body or without, are delivered one after another by one sender")
     func promptAnswer() async throws {
         try await withReceiver({ request in
             request.uri.path.hasSuffix("/text")
