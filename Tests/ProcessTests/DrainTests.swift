@@ -6,7 +6,7 @@ import NIOHTTP1
 import Testing
 
 /// SIGTERM (a deployment, a scale-down): the server stops taking connections, finishes the requests it
-/// has, and exits 0.
+/// has, ends its event streams, and exits 0.
 @Suite("Drain on SIGTERM")
 struct DrainTests {
     @Test("SIGTERM with slow requests in flight: they complete with 2xx, new connections are refused, exit 0")
@@ -75,5 +75,45 @@ struct DrainTests {
             """)
         next.send(SIGTERM)
         #expect(try await next.waitForExit() == 0)
+    }
+
+    @Test("SIGTERM with an event stream open: the stream ends after what it sent, exit 0 at once; resumed after restart")
+    func streamEnds() async throws {
+        let url = try await TestDatabase.forSuite("drain_stream")
+        let service = try await TestDatabase.serviceURL(for: url)
+        let admin = try await TestKeys.make(.admin, in: url)
+        let developer = try await TestKeys.make(.developer, in: url)
+        let app = "com.drain.stream"
+        let server = try await ServerProcess(databaseURL: service, migrationURL: url)
+        try await ServiceCaller(server.baseURL).createApp(app, key: admin)
+        var reader = try await EventStreamReader.open(port: server.port, "/v1/events?app=\(app)", key: admin)
+        let sent = try await reader.events(1)
+        #expect(sent.map(\.kind) == ["app_created"])
+
+        // The stream waits for changes (its heartbeat is 15 s): nothing of it may hold the process.
+        let clock = ContinuousClock()
+        server.send(SIGTERM)
+        let signalled = clock.now
+        let status = try await server.waitForExit(timeout: .seconds(10))
+        let exitedAfter = clock.now - signalled
+        #expect(status == 0, "exit status \(String(describing: status)) \(exitedAfter) after SIGTERM:\n\(server.log.suffix(2000))")
+        #expect(exitedAfter < .seconds(5))
+        // The stream ended: nothing after what it had sent, but perhaps a heartbeat.
+        while let frame = try await reader.next(within: .seconds(5)) {
+            #expect(frame.id == nil, "an event after the last: \(frame)")
+        }
+
+        // The client resumes from its last event on the next server, and misses nothing written meanwhile.
+        let next = try await ServerProcess(databaseURL: service, migrationURL: url)
+        try await ServiceCaller(next.baseURL).createProduct(app, "after", key: developer)
+        var resumed = try await EventStreamReader.open(
+            port: next.port, "/v1/events?app=\(app)", key: admin,
+            headers: [("Last-Event-ID", String(try #require(sent.first?.id)))])
+        let missed = try await resumed.events(1)
+        #expect(missed.map(\.kind) == ["created"])
+        #expect(missed.first?.data?.contains("\"after\"") == true)
+        print("drain: SIGTERM with an event stream open: the stream ended and the server exited \(exitedAfter) after the signal")
+        next.send(SIGTERM)
+        #expect(try await next.waitForExit(timeout: .seconds(10)) == 0)
     }
 }

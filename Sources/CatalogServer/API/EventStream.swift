@@ -2,6 +2,7 @@ import CatalogAPI
 import CatalogCore
 import CatalogStore
 import OpenAPIRuntime
+import ServiceLifecycle
 import Synchronization
 
 /// The history as Server-Sent Events (`GET /v1/events` with `Accept: text/event-stream`): each event as
@@ -12,6 +13,10 @@ import Synchronization
 /// The answer is pulled: the next page is read only when the connection has taken what came before, so a slow
 /// reader holds at most one page and one chunk, never slows a writer (nothing of it waits in the database: each
 /// page is one short statement) and never another reader.
+///
+/// A stream ends when the server begins to stop (SIGTERM): the server drains the requests in flight before the
+/// change feed stops, so a stream left open would hold the process until it is killed. Its client resumes from
+/// its last event on another server, or on this one restarted, with `Last-Event-ID`.
 enum EventStream {
     /// How many streams this process serves at once, at most; beyond, requests are answered 503.
     final class Slots: Sendable {
@@ -109,7 +114,12 @@ enum EventStream {
                     page = read.events
                     index = 0
                     if !page.isEmpty { continue }
-                    switch await Self.wait(for: subscription.notices, atMost: heartbeat) {
+                    let wake = await withGracefulShutdownHandler {
+                        await Self.wait(for: subscription.notices, atMost: heartbeat)
+                    } onGracefulShutdown: {
+                        subscription.end()
+                    }
+                    switch wake {
                     case .notice: continue
                     case .heartbeat: return Array(": heartbeat\n\n".utf8)[...]
                     case .ended:

@@ -5,17 +5,17 @@ import NIOHTTP1
 
 /// A test's client of the event stream (`GET /v1/events`, `Accept: text/event-stream`) over a real connection:
 /// the frames as they arrive, read only when asked for.
-struct EventStreamReader {
+public struct EventStreamReader {
     /// One frame: an event (`id`, `event`, `data`) or a comment (a heartbeat).
-    struct Frame: Sendable {
-        var id: Int64?
-        var kind: String?
-        var data: String?
-        var comment: String?
+    public struct Frame: Sendable {
+        public var id: Int64?
+        public var kind: String?
+        public var data: String?
+        public var comment: String?
     }
 
-    let status: Int
-    let contentType: String?
+    public let status: Int
+    public let contentType: String?
     private var body: HTTPClientResponse.Body.AsyncIterator
     private var pending = ""
 
@@ -28,7 +28,7 @@ struct EventStreamReader {
     }()
 
     /// Opens the stream at `path` on the server at `port`, with `key` and `headers`.
-    static func open(port: Int, _ path: String, key: String, headers: [(String, String)] = []) async throws
+    public static func open(port: Int, _ path: String, key: String, headers: [(String, String)] = []) async throws
         -> EventStreamReader
     {
         var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
@@ -47,7 +47,7 @@ struct EventStreamReader {
     }
 
     /// The next frame, waiting at most `limit`; `nil` when the stream ended.
-    mutating func next(within limit: Duration = .seconds(30)) async throws -> Frame? {
+    public mutating func next(within limit: Duration = .seconds(30)) async throws -> Frame? {
         let deadline = ContinuousClock.now + limit
         while true {
             if let end = pending.range(of: "\n\n") {
@@ -74,7 +74,7 @@ struct EventStreamReader {
     }
 
     /// The next `count` events (heartbeats and other comments skipped).
-    mutating func events(_ count: Int, within limit: Duration = .seconds(30)) async throws -> [Frame] {
+    public mutating func events(_ count: Int, within limit: Duration = .seconds(30)) async throws -> [Frame] {
         var events: [Frame] = []
         while events.count < count {
             guard let frame = try await next(within: limit) else { throw StreamTimeout() }
@@ -83,5 +83,5 @@ struct EventStreamReader {
         return events
     }
 
-    struct StreamTimeout: Error {}
+    public struct StreamTimeout: Error {}
 }
