@@ -116,4 +116,40 @@ struct DrainTests {
         next.send(SIGTERM)
         #expect(try await next.waitForExit(timeout: .seconds(10)) == 0)
     }
+
+    @Test("SIGTERM with a read waiting for a receipt's outcome (?wait=20): answered at once with what is known, exit 0")
+    func waitingReadAnswers() async throws {
+        let url = try await TestDatabase.forSuite("drain_wait")
+        let service = try await TestDatabase.serviceURL(for: url)
+        let bundle = "com.drain.wait"
+        let key = try await TestPurchases.app(bundle, in: url)
+        // An App Store that refuses every connection: the receipt stays undecided (each attempt ends within 1 s).
+        let nowhere = "http://127.0.0.1:9/verifyReceipt"
+        let server = try await ServerProcess(databaseURL: service, migrationURL: url, environment: [
+            "APPSTORE_VERIFY_RECEIPT_PRODUCTION_URL": nowhere, "APPSTORE_VERIFY_RECEIPT_SANDBOX_URL": nowhere,
+            "APPSTORE_TIMEOUT_SECONDS": "1",
+        ])
+        let id = try await ReceiptQueueTests.post("cmVjZWlwdA==", to: server, bundleID: bundle, clientKey: key.token)
+        let caller = ServiceCaller(server.baseURL)
+        let path = "/v1/apps/\(bundle)/purchases/submissions/\(id.uuidString.lowercased())?wait=20"
+        let waiting = Task { try await caller.call(.GET, path, key: key.token, timeout: .seconds(60)) }
+        try await Task.sleep(for: .seconds(2))
+
+        let clock = ContinuousClock()
+        server.send(SIGTERM)
+        let signalled = clock.now
+        let answer = try await waiting.value
+        let answeredAfter = clock.now - signalled
+        let status = try await server.waitForExit(timeout: .seconds(10))
+        let exitedAfter = clock.now - signalled
+        #expect(answer.status == 200, "\(answer.status) \(answer.body)")
+        let submission = try JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any]
+        let told = try #require(submission?["status"] as? String)
+        #expect(["queued", "verifying", "retrying"].contains(told), "\(answer.body)")
+        #expect(answeredAfter < .seconds(5), "the waiting read answered \(answeredAfter) after SIGTERM")
+        #expect(status == 0, "exit status \(String(describing: status)):\n\(server.log.suffix(2000))")
+        #expect(exitedAfter < .seconds(5))
+        print("drain: SIGTERM with a read waiting 20 s for an outcome: answered \(told) \(answeredAfter) after the "
+              + "signal, exit \(exitedAfter) after it")
+    }
 }

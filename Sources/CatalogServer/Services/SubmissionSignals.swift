@@ -1,4 +1,5 @@
 import Foundation
+import ServiceLifecycle
 import Synchronization
 
 /// What this process tells itself about submissions, without the database: a receipt was queued (the
@@ -50,7 +51,8 @@ final class SubmissionSignals: Sendable {
 
     /// Reads the submission with `read` until `isSettled` says it is, or `deadline` passes: again each time its
     /// outcome is signalled in this process, and at least every `poll` (outcomes of other processes). Answers the
-    /// last read, `nil` when `read` finds nothing.
+    /// last read, `nil` when `read` finds nothing. A server that begins to stop answers what it reads then, so
+    /// that waiting reads do not hold it for their whole `?wait=N`; their clients ask again.
     func wait<Value: Sendable>(for id: UUID, until deadline: ContinuousClock.Instant, poll: Duration,
                                isSettled: (Value) -> Bool, read: () async throws -> Value?) async throws -> Value? {
         let clock = ContinuousClock()
@@ -61,13 +63,19 @@ final class SubmissionSignals: Sendable {
             defer { forget(slot, of: id) }
             guard let value = try await read() else { return nil }
             let now = clock.now
-            if isSettled(value) || now >= deadline || Task.isCancelled { return value }
+            if isSettled(value) || now >= deadline || Task.isCancelled || Task.isShuttingDownGracefully {
+                return value
+            }
             let wakeUp = min(deadline, now.advanced(by: poll))
             let timer = Task {
                 try? await Task.sleep(until: wakeUp, clock: .continuous)
                 slot.signal()
             }
-            await withTaskCancellationHandler { await slot.wait() } onCancel: { slot.signal() }
+            await withGracefulShutdownHandler {
+                await withTaskCancellationHandler { await slot.wait() } onCancel: { slot.signal() }
+            } onGracefulShutdown: {
+                slot.signal()
+            }
             timer.cancel()
         }
     }
