@@ -143,13 +143,12 @@ struct DrainTests {
         let status = try await server.waitForExit(timeout: .seconds(10))
         let exitedAfter = clock.now - signalled
         #expect(answer.status == 200, "\(answer.status) \(answer.body)")
-        let submission = try JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any]
-        let told = try #require(submission?["status"] as? String)
-        #expect(["queued", "verifying", "retrying"].contains(told), "\(answer.body)")
+        let told = try caller.decode(Components.Schemas.PurchaseSubmission.self, from: answer).status
+        #expect([.queued, .verifying, .retrying].contains(told), "\(answer.body)")
         #expect(answeredAfter < .seconds(5), "the waiting read answered \(answeredAfter) after SIGTERM")
         #expect(status == 0, "exit status \(String(describing: status)):\n\(server.log.suffix(2000))")
         #expect(exitedAfter < .seconds(5))
-        print("drain: SIGTERM with a read waiting 20 s for an outcome: answered \(told) \(answeredAfter) after the "
+        print("drain: SIGTERM with a read waiting 20 s for an outcome: answered \(told.rawValue) \(answeredAfter) after the "
               + "signal, exit \(exitedAfter) after it")
     }
 }
