@@ -136,7 +136,7 @@ if [ "${BENCH_QUICK:-0}" = 1 ]; then
 fi
 export ROUNDS="${ROUNDS:-3}" WRK_WARMUP="${WRK_WARMUP:-30}" WRK_DURATION="${WRK_DURATION:-20}"
 BENCH_PEERS="${BENCH_PEERS:-A B}"
-BENCH_STEPS="${BENCH_STEPS:-check rounds actions ceiling rss webhooks purchases receipts}"
+BENCH_STEPS="${BENCH_STEPS:-check rounds actions ceiling rss webhooks streams purchases receipts}"
 BENCH_CPU_BREAKDOWN="${BENCH_CPU_BREAKDOWN:-1}"
 ACTIONS_CONNECTIONS="${ACTIONS_CONNECTIONS:-32}" ACTIONS_THREADS="${ACTIONS_THREADS:-2}"
 ACTIONS_DURATION="${ACTIONS_DURATION:-20}" ACTIONS_WARMUP="${ACTIONS_WARMUP:-5}"
@@ -144,6 +144,7 @@ ACTIONS_APPS="${ACTIONS_APPS:-32}" ACTIONS_PER_APP="${ACTIONS_PER_APP:-100}"
 RSS_APPS="${RSS_APPS:-200}" RSS_PER_APP="${RSS_PER_APP:-500}"
 WEBHOOKS_ENDPOINTS="${WEBHOOKS_ENDPOINTS:-4}" WEBHOOKS_RATE="${WEBHOOKS_RATE:-1000}" WEBHOOKS_WINDOW="${WEBHOOKS_WINDOW:-60}"
 WEBHOOKS_CONNECTIONS="${WEBHOOKS_CONNECTIONS:-16}" WEBHOOKS_ROUNDS="${WEBHOOKS_ROUNDS:-2}"
+STREAMS_COUNT="${STREAMS_COUNT:-32}" STREAMS_RATE="${STREAMS_RATE:-500}" STREAMS_WINDOW="${STREAMS_WINDOW:-30}"
 WEBHOOKS_DRAIN="${WEBHOOKS_DRAIN:-180}" WEBHOOKS_PORT="${WEBHOOKS_PORT:-18093}" WEBHOOKS_LOAD="${WEBHOOKS_LOAD:-pgbench}"
 case "$WEBHOOKS_LOAD" in http|pgbench) ;; *) echo "WEBHOOKS_LOAD: http or pgbench" >&2; exit 2;; esac
 PURCHASES_ROUNDS="${PURCHASES_ROUNDS:-3}" PURCHASES_CONNECTIONS="${PURCHASES_CONNECTIONS:-64}"
@@ -166,7 +167,7 @@ OUT="$BENCH_RUN_DIR/iap-$(date -u +%Y%m%dT%H%M%SZ)"
 FACTS="$OUT/facts.txt"
 has_step() { [[ " $BENCH_STEPS " == *" $1 "* ]]; }
 # The identifier catalog ($S_DB, S serving it) is loaded and started only for the steps that measure it.
-CATALOG=0; for step in check rounds actions ceiling rss webhooks; do has_step "$step" && CATALOG=1; done
+CATALOG=0; for step in check rounds actions ceiling rss webhooks streams; do has_step "$step" && CATALOG=1; done
 fact() { printf '%s=%s\n' "$1" "$2" >> "$FACTS"; }
 psql_as() {  # DB [psql args...]: psql as the cluster's superuser ($BENCH_PGUSER)
   local db="$1"; shift
@@ -746,6 +747,57 @@ CONF
   stop_server peer-receiver
   cp "$WH_DIR/access.log" "$OUT/webhooks-receiver.log" 2>/dev/null || true
   cp "$BENCH_RUN_DIR/peer-s.log" "$OUT/server-webhooks.log" 2>/dev/null || true
+fi
+
+# ------------------------------------------------------------------ 7c. streams: followers of the live event stream
+# Issue 24's other live route. STREAMS_COUNT clients follow GET /v1/events as Server-Sent Events (admin key, no
+# filter) while pgbench makes lifecycle actions at STREAMS_RATE/s for STREAMS_WINDOW s, as in step 7b; then each
+# stream's lag (the event's arrival minus its `at`), missing, repeated and out-of-order events
+# (bench/tools/streams.py, read by webhooks.py lag), and the server's CPU per event and stream: it serves nothing
+# else meanwhile, and with no follower it does no work for the actions at all (the feed polls only for them).
+if has_step streams; then
+  stop_server peer-s
+  start_service "$S_DB"
+  from="$(wh_max_sequence)"
+  rm -f "$OUT/streams-through"
+  BENCH_TOKEN="$TOKEN" "${PRIO[@]}" python3 "$BENCH_DIR/tools/streams.py" follow "http://127.0.0.1:$S_PORT" "$from" \
+    "$STREAMS_COUNT" "$OUT/streams-through" "$OUT/streams-arrivals.log" > "$OUT/streams-follow.txt" 2>&1 &
+  follower=$!
+  sleep 2   # every stream open and waiting
+  "$PY" "$PEERS_DIR/tools/cpuacct.py" snap "$(id -u "$BENCH_USER")" > "$OUT/cpu1"
+  follower_ms="$(awk -v hz="$(getconf CLK_TCK)" '{ sub(/.*\) /, ""); split($0, f, " "); printf "%.0f", (f[12] + f[13]) * 1000 / hz }' "/proc/$follower/stat")"
+  log "streams: $STREAMS_COUNT streams follow the history; actions paced at $STREAMS_RATE/s for $STREAMS_WINDOW s (pgbench -R)"
+  "${PRIO[@]}" "$PG_BIN/pgbench" -h "$BENCH_PGHOST" -p "$BENCH_PGPORT" -U "$BENCH_PGUSER" -M prepared -n \
+    -c "$WEBHOOKS_CONNECTIONS" -j 1 -T "$STREAMS_WINDOW" -R "$STREAMS_RATE" -D apps="$ACTIONS_APPS" \
+    -D per_app="$ACTIONS_PER_APP" -D prefix="$ACTIONS_PREFIX" -D write=1 -D history=1 \
+    -D key_id="$(wh_sql "SELECT id FROM api_keys ORDER BY created_at DESC LIMIT 1")" \
+    -f "$BENCH_DIR/ceiling/action.sql" "$S_DB" > "$OUT/streams-pace.txt" 2>&1 \
+    || { cat "$OUT/streams-pace.txt" >&2; echo "pgbench failed" >&2; exit 1; }
+  sleep 1
+  through="$(wh_max_sequence)"
+  follower_ms=$(( $(awk -v hz="$(getconf CLK_TCK)" '{ sub(/.*\) /, ""); split($0, f, " "); printf "%.0f", (f[12] + f[13]) * 1000 / hz }' "/proc/$follower/stat") - follower_ms ))
+  echo "$through" > "$OUT/streams-through"
+  wait "$follower" || { cat "$OUT/streams-follow.txt" >&2; echo "streams.py follow failed" >&2; exit 1; }
+  "$PY" "$PEERS_DIR/tools/cpuacct.py" snap "$(id -u "$BENCH_USER")" > "$OUT/cpu2"
+  read -r events span < <(wh_sql "SELECT count(*), extract(epoch FROM max(at) - min(at)) FROM history_events
+                                  WHERE sequence > $from AND sequence <= $through" | tr '|' ' ')
+  wh_sql "SELECT sequence, extract(epoch FROM at) FROM history_events WHERE sequence > $from AND sequence <= $through
+          ORDER BY sequence" | tr '|' ' ' > "$OUT/streams-events.txt"
+  python3 "$BENCH_DIR/tools/webhooks.py" lag "$OUT/streams-arrivals.log" "$OUT/streams-events.txt" /streams \
+    "$STREAMS_COUNT" > "$OUT/streams-lag.txt"
+  server_ms="$("$PY" "$BENCH_DIR/tools/cpu_split.py" "$OUT/cpu1" "$OUT/cpu2" "$S_PID" "$events" | cut -d' ' -f1)"
+  { echo "streams_count=$STREAMS_COUNT"; echo "streams_rate=$STREAMS_RATE"; echo "streams_window=$STREAMS_WINDOW"
+    echo "streams_events=$events"; echo "streams_events_per_s=$(awk -v n="$events" -v s="$span" 'BEGIN { printf "%.1f", (s > 0 ? n / s : 0) }')"
+    echo "streams_server_ms=$server_ms"
+    echo "streams_server_us_per_stream=$(awk -v t="$server_ms" -v k="$STREAMS_COUNT" 'BEGIN { printf "%.1f", t * 1000 / k }')"
+    echo "streams_follower_ms=$(awk -v t="$follower_ms" -v n="$events" 'BEGIN { printf "%.3f", (n > 0 ? t / n : 0) }')"
+    sed -n 's/^WEBHOOKS_LAG endpoint=all //p' "$OUT/streams-lag.txt" | tr ' ' '\n' | sed 's/^/streams_lag_/'
+    awk '/^WEBHOOKS_LAG endpoint=[0-9]/ { for (i = 3; i <= NF; i++) { split($i, kv, "="); if (kv[1] ~ /missing|repeated|out_of_order/) t[kv[1]] += kv[2] } }
+         END { for (k in t) print "streams_" k "=" t[k] }' "$OUT/streams-lag.txt"
+  } >> "$FACTS"
+  log "streams: $events events over $span s; $(cat "$OUT/streams-follow.txt")"
+  sed "s/^/  streams: /" "$OUT/streams-lag.txt" | grep 'endpoint=all'
+  log "streams: the server's CPU $server_ms ms per event for $STREAMS_COUNT streams ($(grep '^streams_server_us_per_stream=' "$FACTS" | cut -d= -f2) µs per event and stream)"
 fi
 
 # ------------------------------------------------------------------ 8. purchases: signed transactions

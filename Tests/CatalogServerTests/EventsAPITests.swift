@@ -133,6 +133,45 @@ struct EventsAPITests {
         }
     }
 
+    @Test("a stream sends its heartbeat after a quiet heartbeat, even while other apps' changes keep coming")
+    func heartbeatWhileOthersChange() async throws {
+        let fixture = try await APIFixture.forSuite("events_api")
+        let keys = try await fixture.keys()
+        var limits = TestArguments.testLimits
+        limits.eventStreamHeartbeat = .milliseconds(300)
+        let app = "com.events.quiet"
+        let other = "com.events.busy"
+        try await fixture.run(limits: limits, mode: .live) { api in
+            let port = try #require(api.client.port)
+            try await api.createApp(app, key: keys.admin)
+            try await api.createApp(other, key: keys.admin)
+            var reader = try await EventStreamReader.open(port: port, "/v1/events?app=\(app)", key: keys.auditor)
+            #expect(try await reader.events(1).first?.kind == "app_created")
+
+            // Another app changes every 100 ms for 3 s: each change wakes the stream, which has nothing to send.
+            let clock = ContinuousClock()
+            let busy = Task {
+                for index in 0..<30 where !Task.isCancelled {
+                    do {
+                        try await api.createProduct(other, "noise\(index)", type: .consumable, key: keys.developer)
+                    } catch where Task.isCancelled {
+                        break
+                    }
+                    try? await Task.sleep(for: .milliseconds(100))
+                }
+                return clock.now
+            }
+            while true {
+                let frame = try #require(try await reader.next(within: .seconds(10)))
+                #expect(frame.id == nil, "no event of \(app) was expected: \(frame)")
+                if frame.comment == "heartbeat" { break }
+            }
+            let heard = clock.now
+            busy.cancel()
+            #expect(heard < (try await busy.value), "the heartbeat came only once the other app's changes stopped")
+        }
+    }
+
     @Test("a stream that is not read loses nothing: every event arrives in order once it is read")
     func unreadStream() async throws {
         let fixture = try await APIFixture.forSuite("events_api")

@@ -2,6 +2,7 @@
 import CatalogCore
 import CatalogTestSupport
 import Foundation
+import NIOCore
 import PostgresNIO
 import Synchronization
 import Testing
@@ -30,15 +31,8 @@ struct CatalogChangesTests {
     static func next(_ notices: CatalogChanges.Subscription, within limit: Duration = .seconds(30)) async
         -> CatalogChanges.Notice?
     {
-        await withTaskGroup(of: CatalogChanges.Notice?.self) { group in
-            group.addTask { await notices.next() }
-            group.addTask {
-                try? await Task.sleep(for: limit)
-                return nil
-            }
-            defer { group.cancelAll() }
-            return await group.next() ?? nil
-        }
+        if case .notice(let notice) = await notices.next(until: .now() + TimeAmount(limit)) { return notice }
+        return nil
     }
 
     /// The feed's readable position once it has one: it starts listening in the background, which takes a
@@ -121,6 +115,50 @@ struct CatalogChangesTests {
         #expect(await subscription.next() == .identifiers(app: "c"))
         subscription.finish()
         #expect(await subscription.next() == nil)
+    }
+
+    @Test("a wait with a deadline ends with the first notice, at its deadline, or when the notices end or it is cancelled")
+    func deadlineWait() async throws {
+        let subscription = CatalogChanges.Subscription(topics: [.history])
+        let clock = ContinuousClock()
+
+        // Nothing comes: the wait ends at its deadline, not before.
+        var start = clock.now
+        #expect(await subscription.next(until: .now() + .milliseconds(150)) == .deadline)
+        #expect(clock.now - start >= .milliseconds(150))
+        #expect(await subscription.next(until: .now() - .milliseconds(1)) == .deadline)
+
+        // A notice ends the wait long before its deadline; a notice already waiting is answered at once.
+        start = clock.now
+        async let woken = subscription.next(until: .now() + .seconds(30))
+        try await Task.sleep(for: .milliseconds(50))
+        subscription.deliver(.history)
+        #expect(await woken == .notice(.history))
+        #expect(clock.now - start < .seconds(5))
+        subscription.deliver(.history)
+        #expect(await subscription.next(until: .now() + .seconds(30)) == .notice(.history))
+
+        // The first wait's deadline has no hold on the next wait: this one waits for its own.
+        async let early = subscription.next(until: .now() + .milliseconds(100))
+        try await Task.sleep(for: .milliseconds(50))
+        subscription.deliver(.history)
+        #expect(await early == .notice(.history))
+        start = clock.now
+        #expect(await subscription.next(until: .now() + .milliseconds(400)) == .deadline)
+        #expect(clock.now - start >= .milliseconds(400))
+
+        // Cancelled: ended at once, however far the deadline.
+        let cancelled = Task { await subscription.next(until: .now() + .seconds(30)) }
+        try await Task.sleep(for: .milliseconds(50))
+        cancelled.cancel()
+        #expect(await cancelled.value == .ended)
+
+        // Ended: every wait, now and later, whatever its deadline.
+        async let last = subscription.next(until: .now() + .seconds(30))
+        try await Task.sleep(for: .milliseconds(50))
+        subscription.finish()
+        #expect(await last == .ended)
+        #expect(await subscription.next(until: .now() + .seconds(30)) == .ended)
     }
 
     @Test("an event committed after a later-numbered one is not skipped: the later one waits until it commits")

@@ -1,6 +1,7 @@
 import CatalogAPI
 import CatalogCore
 import CatalogStore
+import NIOCore
 import OpenAPIRuntime
 import ServiceLifecycle
 import Synchronization
@@ -89,6 +90,7 @@ enum EventStream {
             var index = 0
             var subscription: CatalogChanges.OpenSubscription?
             var started = false
+            var lastSent = NIODeadline.now()
 
             mutating func next() async throws -> ArraySlice<UInt8>? {
                 if !started {
@@ -107,21 +109,23 @@ enum EventStream {
                             chunk.append(contentsOf: try EventStream.frame(page[index]).utf8)
                             index += 1
                         }
-                        return chunk[...]
+                        return sent(chunk[...])
                     }
                     let read = try await changes.events(after: position, filter: filter, limit: EventStream.pageSize)
                     position = read.next
                     page = read.events
                     index = 0
                     if !page.isEmpty { continue }
+                    // A heartbeat once the stream has been quiet for `heartbeat`, however many notices came
+                    // meanwhile with nothing this stream's filter selects.
                     let wake = await withGracefulShutdownHandler {
-                        await Self.wait(for: subscription.notices, atMost: heartbeat)
+                        await subscription.notices.next(until: lastSent + TimeAmount(heartbeat))
                     } onGracefulShutdown: {
                         subscription.end()
                     }
                     switch wake {
                     case .notice: continue
-                    case .heartbeat: return Array(": heartbeat\n\n".utf8)[...]
+                    case .deadline: return sent(Array(": heartbeat\n\n".utf8)[...])
                     case .ended:
                         subscription.end()
                         return nil
@@ -129,24 +133,9 @@ enum EventStream {
                 }
             }
 
-            enum Wake: Sendable {
-                case notice, heartbeat, ended
-            }
-
-            static func wait(for notices: CatalogChanges.Subscription, atMost limit: Duration) async -> Wake {
-                await withTaskGroup(of: Wake.self) { group in
-                    group.addTask {
-                        var iterator = notices.makeAsyncIterator()
-                        return await iterator.next() == nil ? (Task.isCancelled ? .heartbeat : .ended) : .notice
-                    }
-                    group.addTask {
-                        try? await Task.sleep(for: limit)
-                        return Task.isCancelled ? .notice : .heartbeat
-                    }
-                    let first = await group.next() ?? .ended
-                    group.cancelAll()
-                    return first
-                }
+            private mutating func sent(_ chunk: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+                lastSent = .now()
+                return chunk
             }
         }
 
