@@ -785,10 +785,10 @@ if has_step streams; then
           ORDER BY sequence" | tr '|' ' ' > "$OUT/streams-events.txt"
   python3 "$BENCH_DIR/tools/webhooks.py" lag "$OUT/streams-arrivals.log" "$OUT/streams-events.txt" /streams \
     "$STREAMS_COUNT" > "$OUT/streams-lag.txt"
-  server_ms="$("$PY" "$BENCH_DIR/tools/cpu_split.py" "$OUT/cpu1" "$OUT/cpu2" "$S_PID" "$events" | cut -d' ' -f1)"
+  read -r server_ms postgres_ms < <("$PY" "$BENCH_DIR/tools/cpu_split.py" "$OUT/cpu1" "$OUT/cpu2" "$S_PID" "$events")
   { echo "streams_count=$STREAMS_COUNT"; echo "streams_rate=$STREAMS_RATE"; echo "streams_window=$STREAMS_WINDOW"
     echo "streams_events=$events"; echo "streams_events_per_s=$(awk -v n="$events" -v s="$span" 'BEGIN { printf "%.1f", (s > 0 ? n / s : 0) }')"
-    echo "streams_server_ms=$server_ms"
+    echo "streams_server_ms=$server_ms"; echo "streams_postgres_ms=$postgres_ms"
     echo "streams_server_us_per_stream=$(awk -v t="$server_ms" -v k="$STREAMS_COUNT" 'BEGIN { printf "%.1f", t * 1000 / k }')"
     echo "streams_follower_ms=$(awk -v t="$follower_ms" -v n="$events" 'BEGIN { printf "%.3f", (n > 0 ? t / n : 0) }')"
     sed -n 's/^WEBHOOKS_LAG endpoint=all //p' "$OUT/streams-lag.txt" | tr ' ' '\n' | sed 's/^/streams_lag_/'

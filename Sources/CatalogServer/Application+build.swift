@@ -151,6 +151,7 @@ func buildRouter(database: Database, migrator: Migrator, snapshots: IdentifierSn
         accountLimiter: RateLimiter(rate: limits.submissionsPerSecondPerAccount, burst: limits.burstPerAccount),
         storeSettings: storeSettings,
         now: now, changes: changes, eventStreams: EventStream.Slots(limit: limits.eventStreams),
+        eventPages: EventStream.Pages(),
         eventStreamHeartbeat: limits.eventStreamHeartbeat, webhookSender: webhookSender, deliveries: deliveries)
     // One bucket per key, whether it calls the API or acts through a console session.
     let rateLimiter = RateLimiter<UUID>(rate: limits.requestsPerSecondPerKey, burst: limits.burstPerKey)

@@ -294,7 +294,17 @@ public final class CatalogChanges: Service, Sendable {
                        on reader: Database? = nil) async throws -> EventPage
     {
         let through = fresh ? await freshPosition() : readableThrough
-        guard let through, through > sequence else { return EventPage(events: [], next: sequence) }
+        guard let through else { return EventPage(events: [], next: sequence) }
+        return try await events(after: sequence, through: through, filter: filter, limit: limit, on: reader)
+    }
+
+    /// One page of the events `filter` selects after `sequence` up to `through`, a position ``readableThrough``
+    /// has reached, oldest first, at most `limit`. The same arguments always give the same page: no event up to
+    /// `through` can appear or change any more.
+    public func events(after sequence: Int64, through: Int64, filter: HistoryFilter = HistoryFilter(), limit: Int,
+                       on reader: Database? = nil) async throws -> EventPage
+    {
+        guard through > sequence else { return EventPage(events: [], next: sequence) }
         let events = try await (reader ?? database).history.list(filter, after: sequence, through: through, limit: limit)
         // Fewer than asked: every event up to `through` has been read, and none can appear there any more.
         let next = events.count < limit ? through : events.last?.sequence ?? through

@@ -12,21 +12,6 @@ import Testing
 /// transaction open in a database holds back how far its history can be read.
 @Suite("Change feed", .timeLimit(.minutes(6)))
 struct CatalogChangesTests {
-    /// Runs `body` with a feed running on the database of `suite`.
-    static func withFeed<Result: Sendable>(
-        _ suite: String, _ body: @Sendable (CatalogChanges, Database, DatabaseURL) async throws -> Result
-    ) async throws -> Result {
-        let url = try await TestDatabase.forSuite(suite)
-        return try await TestDatabase.withDatabase(url) { database in
-            let changes = CatalogChanges(database: database, logger: TestDatabase.logger)
-            return try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { await changes.run() }
-                defer { group.cancelAll() }
-                return try await body(changes, database, url)
-            }
-        }
-    }
-
     /// The next notice, or `nil` if none comes within `limit`.
     static func next(_ notices: CatalogChanges.Subscription, within limit: Duration = .seconds(30)) async
         -> CatalogChanges.Notice?
@@ -35,34 +20,13 @@ struct CatalogChangesTests {
         return nil
     }
 
-    /// The feed's readable position once it has one: it starts listening in the background, which takes a
-    /// while when every suite runs at once.
-    static func position(_ changes: CatalogChanges) async throws -> Int64 {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline {
-            if let position = await changes.freshPosition() { return position }
-        }
-        throw FeedNotListening()
-    }
-
-    struct FeedNotListening: Error {}
-
-    /// The first page after `sequence` that holds at least `count` events, read again for up to 30 seconds.
-    static func page(_ changes: CatalogChanges, after sequence: Int64, count: Int) async throws -> EventPage {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while true {
-            let page = try await changes.events(after: sequence, limit: 100, fresh: true)
-            if page.events.count >= count || ContinuousClock.now > deadline { return page }
-        }
-    }
-
     static func event(_ app: String, _ productID: String) -> HistoryRecord {
         HistoryRecord(kind: .edited, bundleID: app, productID: productID, actor: StoreFixtures.actor)
     }
 
     @Test("a subscriber hears `resumed` first, then the changes of its topics as they commit, and only those")
     func notices() async throws {
-        try await Self.withFeed("change_feed_notices") { changes, database, url in
+        try await ChangeFeedFixture.withFeed("change_feed_notices") { changes, database, url in
             try await changes.withSubscription(to: [.identifiers, .keys]) { notices in
                 #expect(await Self.next(notices) == .resumed)
                 _ = try await StoreFixtures.app(database, "com.feed.notices")
@@ -84,7 +48,7 @@ struct CatalogChangesTests {
 
     @Test("after a lost connection a subscriber hears `interrupted`, then `resumed` once the feed listens again")
     func lostConnection() async throws {
-        try await Self.withFeed("change_feed_lost") { changes, database, url in
+        try await ChangeFeedFixture.withFeed("change_feed_lost") { changes, database, url in
             try await changes.withSubscription(to: [.identifiers]) { notices in
                 #expect(await Self.next(notices) == .resumed)
                 // The feed's connection: the last thing it did was listen (nobody follows the history here).
@@ -163,8 +127,8 @@ struct CatalogChangesTests {
 
     @Test("an event committed after a later-numbered one is not skipped: the later one waits until it commits")
     func outOfOrderCommit() async throws {
-        try await Self.withFeed("change_feed_order") { changes, database, url in
-            let start = try await Self.position(changes)
+        try await ChangeFeedFixture.withFeed("change_feed_order") { changes, database, url in
+            let start = try await ChangeFeedFixture.position(changes)
             try await TestDatabase.withClient(url, maximumConnections: 1) { client in
                 try await client.withConnection { slow in
                     // The slower transaction takes its number first and commits last.
@@ -180,7 +144,7 @@ struct CatalogChangesTests {
                     _ = try await slow.query("COMMIT", logger: TestDatabase.logger).collect()
                 }
             }
-            let page = try await Self.page(changes, after: start, count: 2)
+            let page = try await ChangeFeedFixture.page(changes, after: start, count: 2)
             #expect(page.events.map { $0.record.productID ?? "" } == ["first", "second"])
             #expect(page.next == page.events.last?.sequence)
         }
@@ -188,8 +152,8 @@ struct CatalogChangesTests {
 
     @Test("a follower gets every committed event of concurrent writers once, in sequence order, none rolled back")
     func concurrentWriters() async throws {
-        try await Self.withFeed("change_feed_writers") { changes, _, url in
-            let start = try await Self.position(changes)
+        try await ChangeFeedFixture.withFeed("change_feed_writers") { changes, _, url in
+            let start = try await ChangeFeedFixture.position(changes)
             let apps = (0..<6).map { "com.feed.writer\($0)" }
             let filter = HistoryFilter(visibleApps: Set(apps))
             let received = Received()

@@ -12,8 +12,8 @@ import Synchronization
 /// heartbeat so that proxies and clients know the stream is alive.
 ///
 /// The answer is pulled: the next page is read only when the connection has taken what came before, so a slow
-/// reader holds at most one page and one chunk, never slows a writer (nothing of it waits in the database: each
-/// page is one short statement) and never another reader.
+/// reader holds at most one page, never slows a writer (nothing of it waits in the database: each page is one
+/// short statement) and never another reader. Streams that need the same page share it (``Pages``).
 ///
 /// A stream ends when the server begins to stop (SIGTERM): the server drains the requests in flight before the
 /// change feed stops, so a stream left open would hold the process until it is killed. Its client resumes from
@@ -54,15 +54,13 @@ enum EventStream {
         deinit { slots.giveBack() }
     }
 
-    /// Events read per page.
+    /// Events read per page, and sent as one chunk.
     static let pageSize = 200
-    /// A chunk is sent once it holds this much.
-    static let chunkSize = 1 << 16
 
     /// The stream of the events `filter` selects after `sequence`.
-    static func body(changes: CatalogChanges, filter: HistoryFilter, after sequence: Int64, heartbeat: Duration,
-                     slot: Slot) -> HTTPBody {
-        HTTPBody(Chunks(changes: changes, filter: filter, after: sequence, heartbeat: heartbeat, slot: slot),
+    static func body(changes: CatalogChanges, pages: Pages, filter: HistoryFilter, after sequence: Int64,
+                     heartbeat: Duration, slot: Slot) -> HTTPBody {
+        HTTPBody(Chunks(changes: changes, pages: pages, filter: filter, after: sequence, heartbeat: heartbeat, slot: slot),
                  length: .unknown, iterationBehavior: .single)
     }
 
@@ -75,6 +73,7 @@ enum EventStream {
     private struct Chunks: AsyncSequence, Sendable {
         typealias Element = ArraySlice<UInt8>
         let changes: CatalogChanges
+        let pages: Pages
         let filter: HistoryFilter
         let after: Int64
         let heartbeat: Duration
@@ -85,9 +84,8 @@ enum EventStream {
             let filter: HistoryFilter
             let heartbeat: Duration
             let slot: Slot
+            let pages: Pages
             var position: Int64
-            var page: [HistoryEvent] = []
-            var index = 0
             var subscription: CatalogChanges.OpenSubscription?
             var started = false
             var lastSent = NIODeadline.now()
@@ -103,19 +101,9 @@ enum EventStream {
                 guard let subscription else { return nil }
                 while true {
                     try Task.checkCancellation()
-                    if index < page.count {
-                        var chunk: [UInt8] = []
-                        while index < page.count && chunk.count < EventStream.chunkSize {
-                            chunk.append(contentsOf: try EventStream.frame(page[index]).utf8)
-                            index += 1
-                        }
-                        return sent(chunk[...])
-                    }
-                    let read = try await changes.events(after: position, filter: filter, limit: EventStream.pageSize)
-                    position = read.next
-                    page = read.events
-                    index = 0
-                    if !page.isEmpty { continue }
+                    let page = try await pages.page(of: changes, filter: filter, after: position)
+                    position = page.next
+                    if page.count > 0 { return sent(page.frames[...]) }
                     // A heartbeat once the stream has been quiet for `heartbeat`, however many notices came
                     // meanwhile with nothing this stream's filter selects.
                     let wake = await withGracefulShutdownHandler {
@@ -140,7 +128,7 @@ enum EventStream {
         }
 
         func makeAsyncIterator() -> AsyncIterator {
-            AsyncIterator(changes: changes, filter: filter, heartbeat: heartbeat, slot: slot, position: after)
+            AsyncIterator(changes: changes, filter: filter, heartbeat: heartbeat, slot: slot, pages: pages, position: after)
         }
     }
 }

@@ -35,7 +35,8 @@ extension CatalogAPIHandler {
                 throw Problem.unavailable("this server streams events to \(eventStreams.limit) clients already")
             }
             return .ok(.init(body: .textEventStream(EventStream.body(
-                changes: changes, filter: filter, after: after, heartbeat: eventStreamHeartbeat, slot: slot))))
+                changes: changes, pages: eventPages, filter: filter, after: after, heartbeat: eventStreamHeartbeat,
+                slot: slot))))
         }
         let page = try await changes.events(after: after, filter: filter, limit: query.limit ?? PageCursor.defaultLimit, fresh: true)
         return .ok(.init(body: .json(.init(items: try page.events.map(Components.Schemas.HistoryEvent.init),

@@ -28,6 +28,8 @@ struct CatalogAPIHandler: APIProtocol {
     let changes: CatalogChanges
     /// The event streams this process may serve at once, and how often each says it is alive.
     let eventStreams: EventStream.Slots
+    /// The pages the streams send, read once for all the streams that need them.
+    let eventPages: EventStream.Pages
     let eventStreamHeartbeat: Duration
     /// Judges a new endpoint's URL as deliveries will.
     let webhookSender: WebhookSender
