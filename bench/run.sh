@@ -36,6 +36,10 @@
 #     (redelivery): deliveries/s and the server's CPU per event with nothing else running. Then the actions load of
 #     step 6 (ACTIONS_CONNECTIONS clients on ACTIONS_APPS apps) without endpoints and with them, alternating for
 #     WEBHOOKS_ROUNDS rounds: committed/s of each and their ratio, and the lag under that load;
+# 7c. streams (issue 24): S restarted on $S_DB; STREAMS_COUNT clients follow GET /v1/events as Server-Sent Events
+#     (bench/tools/streams.py) while pgbench makes lifecycle actions at STREAMS_RATE/s for STREAMS_WINDOW s; each
+#     stream's lag (arrival minus the event's `at`), events missing, repeated or out of order, and the CPU per event
+#     of the server (it serves nothing else), of PostgreSQL (the actions' own included) and of the followers;
 #  8. purchases (issue 22), on a database of their own ($P_DB, made anew by every run) next to peer P of
 #     ../shared/bench/purchases (Apple's Python library; its setup.sh and start.sh): S trusts only the
 #     harness's test root; app com.example.bench accepts Sandbox only, with a client key. First the
@@ -58,8 +62,8 @@
 #                            WEBHOOKS_WINDOW=15 WEBHOOKS_ROUNDS=1
 #   ROUNDS [3] WRK_WARMUP [30] WRK_DURATION [20] WRK_* ...   passed to the peers' rounds.sh / run.sh
 #   BENCH_PEERS ["A B"]      peers measured next to S (C = Flask may be added)
-#   BENCH_STEPS ["check rounds actions ceiling rss webhooks purchases receipts"]   which measurements to run;
-#                            the catalog (setup, load, S on $S_DB) only for the first six, peers A and B only
+#   BENCH_STEPS ["check rounds actions ceiling rss webhooks streams purchases receipts"]   which measurements to
+#                            run; the catalog (setup, load, S on $S_DB) only for the first seven, peers A and B only
 #                            for check and rounds, e.g.
 #                            BENCH_STEPS=purchases runs only the signed-transaction comparison with peer P
 #   BENCH_CPU_BREAKDOWN [1, 0 if quick]        peers' tools/cpu_breakdown.sh for S, B, A on the typical app
@@ -69,6 +73,7 @@
 #   WEBHOOKS_ENDPOINTS [4] WEBHOOKS_RATE [1000] WEBHOOKS_WINDOW [60, 15 if quick] WEBHOOKS_CONNECTIONS [16]
 #   WEBHOOKS_ROUNDS [2, 1 if quick]  WEBHOOKS_DRAIN [180] (most seconds to wait for the endpoints to catch up)
 #   WEBHOOKS_PORT [18093]    the receiver's port
+#   STREAMS_COUNT [32] STREAMS_RATE [500] STREAMS_WINDOW [30]   the streams step's followers, actions/s and seconds
 #   WEBHOOKS_LOAD [pgbench]  who makes the paced actions: pgbench (-R, the service's statements:
 #                            bench/ceiling/action.sql) or http (bench/tools/webhooks.py pace, through the API, which
 #                            with 4 endpoints needs about all of the 2 cores at 1,000/s)
@@ -122,7 +127,7 @@ done
 
 COMMAND=""   # as given, for the report
 for v in BENCH_QUICK ROUNDS WRK_WARMUP WRK_DURATION BENCH_PEERS BENCH_STEPS ACTIONS_APPS ACTIONS_CONNECTIONS ACTIONS_DURATION \
-         WEBHOOKS_RATE WEBHOOKS_WINDOW WEBHOOKS_ROUNDS WEBHOOKS_LOAD PURCHASES_ROUNDS PURCHASES_DURATION RECEIPTS_DURATION RECEIPTS_CONCURRENCY RECEIPTS_WINDOW; do
+         WEBHOOKS_RATE WEBHOOKS_WINDOW WEBHOOKS_ROUNDS WEBHOOKS_LOAD STREAMS_COUNT STREAMS_RATE STREAMS_WINDOW PURCHASES_ROUNDS PURCHASES_DURATION RECEIPTS_DURATION RECEIPTS_CONCURRENCY RECEIPTS_WINDOW; do
   [ -n "${!v:-}" ] && COMMAND+="$v=${!v} "
 done
 COMMAND+="bench/run.sh"

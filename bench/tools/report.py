@@ -289,6 +289,16 @@ def console(med, rat, facts):
                              f"CPU per action: server {g('server_ms')} ms (without: {f(f'webhooks_off_{r}_server_ms')}), "
                              f"PostgreSQL {g('postgres_ms')} ms (without: {f(f'webhooks_off_{r}_postgres_ms')}), "
                              f"the receiver {g('receiver_ms')} ms")
+    if f("streams_events"):
+        lines.append(f"\nstreams: {f('streams_count')} event streams (every event), actions paced at {f('streams_rate')}/s "
+                     f"for {f('streams_window')} s by pgbench: {f('streams_events')} events, "
+                     f"{float(f('streams_events_per_s')):,.0f}/s; received {f('streams_lag_delivered')} of "
+                     f"{f('streams_lag_committed')} (missing {f('streams_missing')}, repeated {f('streams_repeated')}, "
+                     f"out of order {f('streams_out_of_order')}); lag p50 {f('streams_lag_p50_ms')} ms, "
+                     f"p99 {f('streams_lag_p99_ms')} ms, max {f('streams_lag_max_ms')} ms")
+        lines.append(f"  CPU per event: server {f('streams_server_ms')} ms for all streams "
+                     f"({f('streams_server_us_per_stream')} µs per stream), PostgreSQL {f('streams_postgres_ms')} ms "
+                     f"(the actions' own included), the followers {f('streams_follower_ms')} ms")
     return "\n".join(lines)
 
 
@@ -497,6 +507,25 @@ def markdown(med, rat, facts):
                 out.append(f"| ... round {r}: CPU per action, server / PostgreSQL / the receiver, with endpoints; "
                            f"server / PostgreSQL without | {g('server_ms')} / {g('postgres_ms')} / {g('receiver_ms')} ms; "
                            f"{f(f'webhooks_off_{r}_server_ms')} / {f(f'webhooks_off_{r}_postgres_ms')} ms | |")
+    if f("streams_events"):
+        out.append("")
+        out.append("#### Event streams (issue 24)")
+        out.append("")
+        out.append(f"{f('streams_count')} clients follow `GET /v1/events` as Server-Sent Events (every event); lifecycle "
+                   f"actions paced at {f('streams_rate')}/s for {f('streams_window')} s by pgbench: "
+                   f"{float(f('streams_events_per_s')):,.0f} events/s. Lag = arrival at the client (bench/tools/streams.py) "
+                   f"minus the event's `at`.")
+        out.append("")
+        out.append("| measure | value |")
+        out.append("|---|---:|")
+        out.append(f"| events received / expected (missing, repeated, out of order) | {f('streams_lag_delivered')} / "
+                   f"{f('streams_lag_committed')} ({f('streams_missing')}, {f('streams_repeated')}, "
+                   f"{f('streams_out_of_order')}) |")
+        out.append(f"| lag p50 / p99 / max | {f('streams_lag_p50_ms')} / {f('streams_lag_p99_ms')} / "
+                   f"{f('streams_lag_max_ms')} ms |")
+        out.append(f"| server CPU per event, all streams (per stream) | {f('streams_server_ms')} ms "
+                   f"({f('streams_server_us_per_stream')} µs) |")
+        out.append(f"| PostgreSQL CPU per event (the actions' own included) | {f('streams_postgres_ms')} ms |")
     if f("cpu_breakdown_S"):
         out.append("")
         out.append("#### Where the CPU goes (peers' `tools/cpu_breakdown.sh`, typical app, one 15 s run each)")
