@@ -30,8 +30,9 @@ extension EventStream {
             var order: Deque<Key> = []
         }
 
-        /// Pages kept: enough for the filters of every stream that is caught up to share theirs. At most about
-        /// 100 KB each (``EventStream/pageSize`` events); a page of a change or two is a few KB.
+        /// Pages kept: enough for the filters of every stream that is caught up to share theirs. A page after a
+        /// change or two is a few KB; a full one (``EventStream/pageSize`` events, read by a stream catching up)
+        /// some hundreds of KB at most.
         static let kept = 32
 
         private let state = Mutex(State())
