@@ -557,6 +557,19 @@ cp "$BENCH_RUN_DIR/peer-s.log" "$OUT/server.log" 2>/dev/null || true
 WH_DIR="$S_RUN_DIR/receiver"
 wh_sql() { psql_as "$S_DB" -Atc "$1"; }
 wh_max_sequence() { wh_sql "SELECT coalesce(max(sequence), 0) FROM history_events"; }
+paced_actions() {  # SECONDS RATE OUTPUT: pgbench makes the actions apps' lifecycle actions with the service's
+  # statements (bench/ceiling/action.sql) at RATE per second (-R) for SECONDS: events at a fraction of the HTTP
+  # path's CPU. WEBHOOKS_CONNECTIONS clients.
+  "${PRIO[@]}" "$PG_BIN/pgbench" -h "$BENCH_PGHOST" -p "$BENCH_PGPORT" -U "$BENCH_PGUSER" -M prepared -n \
+    -c "$WEBHOOKS_CONNECTIONS" -j 1 -T "$1" -R "$2" -D apps="$ACTIONS_APPS" \
+    -D per_app="$ACTIONS_PER_APP" -D prefix="$ACTIONS_PREFIX" -D write=1 -D history=1 \
+    -D key_id="$(wh_sql "SELECT id FROM api_keys ORDER BY created_at DESC LIMIT 1")" \
+    -f "$BENCH_DIR/ceiling/action.sql" "$S_DB" > "$3" 2>&1 \
+    || { cat "$3" >&2; echo "pgbench failed" >&2; exit 1; }
+}
+process_cpu_ms() {  # PID: the CPU time (user + system) the process has used so far, in ms
+  sed 's/.*) //' "/proc/$1/stat" | awk -v hz="$(getconf CLK_TCK)" '{ printf "%.0f", ($12 + $13) * 1000 / hz }'
+}
 wh_create() {  # PHASE: registers the endpoints http://127.0.0.1:$WEBHOOKS_PORT/PHASE/1..N (every event); WH_IDS
   local n
   WH_IDS=()
@@ -674,14 +687,7 @@ CONF
   log "webhooks: $WEBHOOKS_ENDPOINTS endpoints; actions paced at $WEBHOOKS_RATE/s for $WEBHOOKS_WINDOW s" \
       "($WEBHOOKS_CONNECTIONS connections, $([ "$WEBHOOKS_LOAD" = pgbench ] && echo "pgbench -R" || echo "bench/tools/webhooks.py pace"))"
   if [ "$WEBHOOKS_LOAD" = pgbench ]; then
-    # The same actions made by pgbench with the service's statements (bench/ceiling/action.sql), at a fixed rate
-    # (-R): events from the database at a fraction of the HTTP path's CPU.
-    "${PRIO[@]}" "$PG_BIN/pgbench" -h "$BENCH_PGHOST" -p "$BENCH_PGPORT" -U "$BENCH_PGUSER" -M prepared -n \
-      -c "$WEBHOOKS_CONNECTIONS" -j 1 -T "$WEBHOOKS_WINDOW" -R "$WEBHOOKS_RATE" -D apps="$ACTIONS_APPS" \
-      -D per_app="$ACTIONS_PER_APP" -D prefix="$ACTIONS_PREFIX" -D write=1 -D history=1 \
-      -D key_id="$(wh_sql "SELECT id FROM api_keys ORDER BY created_at DESC LIMIT 1")" \
-      -f "$BENCH_DIR/ceiling/action.sql" "$S_DB" > "$OUT/webhooks-pace.txt" 2>&1 \
-      || { cat "$OUT/webhooks-pace.txt" >&2; echo "pgbench failed" >&2; exit 1; }
+    paced_actions "$WEBHOOKS_WINDOW" "$WEBHOOKS_RATE" "$OUT/webhooks-pace.txt"
     line="WEBHOOKS_PACE load=pgbench rate=$WEBHOOKS_RATE connections=$WEBHOOKS_CONNECTIONS"
     line+=" ok=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$OUT/webhooks-pace.txt")"
     line+=" non2xx=$(sed -n 's/^number of failed transactions: \([0-9]*\).*/\1/p' "$OUT/webhooks-pace.txt")"
@@ -770,17 +776,12 @@ if has_step streams; then
   follower=$!
   sleep 2   # every stream open and waiting
   "$PY" "$PEERS_DIR/tools/cpuacct.py" snap "$(id -u "$BENCH_USER")" > "$OUT/cpu1"
-  follower_ms="$(awk -v hz="$(getconf CLK_TCK)" '{ sub(/.*\) /, ""); split($0, f, " "); printf "%.0f", (f[12] + f[13]) * 1000 / hz }' "/proc/$follower/stat")"
+  follower_ms="$(process_cpu_ms "$follower")"
   log "streams: $STREAMS_COUNT streams follow the history; actions paced at $STREAMS_RATE/s for $STREAMS_WINDOW s (pgbench -R)"
-  "${PRIO[@]}" "$PG_BIN/pgbench" -h "$BENCH_PGHOST" -p "$BENCH_PGPORT" -U "$BENCH_PGUSER" -M prepared -n \
-    -c "$WEBHOOKS_CONNECTIONS" -j 1 -T "$STREAMS_WINDOW" -R "$STREAMS_RATE" -D apps="$ACTIONS_APPS" \
-    -D per_app="$ACTIONS_PER_APP" -D prefix="$ACTIONS_PREFIX" -D write=1 -D history=1 \
-    -D key_id="$(wh_sql "SELECT id FROM api_keys ORDER BY created_at DESC LIMIT 1")" \
-    -f "$BENCH_DIR/ceiling/action.sql" "$S_DB" > "$OUT/streams-pace.txt" 2>&1 \
-    || { cat "$OUT/streams-pace.txt" >&2; echo "pgbench failed" >&2; exit 1; }
+  paced_actions "$STREAMS_WINDOW" "$STREAMS_RATE" "$OUT/streams-pace.txt"
   sleep 1
   through="$(wh_max_sequence)"
-  follower_ms=$(( $(awk -v hz="$(getconf CLK_TCK)" '{ sub(/.*\) /, ""); split($0, f, " "); printf "%.0f", (f[12] + f[13]) * 1000 / hz }' "/proc/$follower/stat") - follower_ms ))
+  follower_ms=$(( $(process_cpu_ms "$follower") - follower_ms ))
   echo "$through" > "$OUT/streams-through"
   wait "$follower" || { cat "$OUT/streams-follow.txt" >&2; echo "streams.py follow failed" >&2; exit 1; }
   "$PY" "$PEERS_DIR/tools/cpuacct.py" snap "$(id -u "$BENCH_USER")" > "$OUT/cpu2"
