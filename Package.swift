@@ -324,6 +324,7 @@ let package = Package(
                 "CatalogStore",
                 "CatalogTestSupport",
                 "PurchaseCore",
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: strict

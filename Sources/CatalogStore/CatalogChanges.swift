@@ -66,7 +66,7 @@ public final class CatalogChanges: Service, Sendable {
         var followers = 0
         var marks = HistoryMarks()
         /// Those waiting for the next poll (``CatalogChanges/freshPosition(within:)``).
-        var pollWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
+        var pollWaiters: [Int: Wakeup] = [:]
         var stopped = false
     }
 
@@ -149,7 +149,7 @@ public final class CatalogChanges: Service, Sendable {
             if !listening { state.pollWaiters = [:] }
             return (changed, waiters)
         }
-        for waiter in waiters { waiter.resume() }
+        for waiter in waiters { waiter.wake() }
         if changed { deliver(listening ? .resumed : .interrupted) }
     }
 
@@ -160,7 +160,7 @@ public final class CatalogChanges: Service, Sendable {
             defer { state.pollWaiters = [:] }
             return (Array(state.subscriptions.values), Array(state.pollWaiters.values))
         }
-        for waiter in waiters { waiter.resume() }
+        for waiter in waiters { waiter.wake() }
         for subscription in subscriptions { subscription.finish() }
         nudges.finish()
     }
@@ -228,12 +228,7 @@ public final class CatalogChanges: Service, Sendable {
         while true {
             let busy = state.withLock { $0.followers > 0 || $0.marks.isWaiting || !$0.pollWaiters.isEmpty }
             if busy {
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask { _ = await self.nudges.next() }
-                    group.addTask { try await Task.sleep(for: Self.followingPollInterval) }
-                    try await group.next()
-                    group.cancelAll()
-                }
+                if await nudges.next(until: .now() + TimeAmount(Self.followingPollInterval)) == .ended { return }
             } else {
                 guard await nudges.next() != nil else { return }
             }
@@ -249,7 +244,7 @@ public final class CatalogChanges: Service, Sendable {
                 let waiters = waiting.compactMap { state.pollWaiters.removeValue(forKey: $0) }
                 return (moved, waiters)
             }
-            for waiter in waiters { waiter.resume() }
+            for waiter in waiters { waiter.wake() }
             if moved { deliver(.history) }
         }
     }
@@ -257,32 +252,18 @@ public final class CatalogChanges: Service, Sendable {
     /// The position readable once the feed has polled after this call (waiting at most `within`, for a feed that
     /// does not listen yet, or whose connection is down).
     func freshPosition(within limit: Duration = .seconds(1)) async -> Int64? {
+        let waiter = Wakeup()
         let id = state.withLock { state -> Int? in
             guard !state.stopped else { return nil }
             defer { state.nextID += 1 }
+            state.pollWaiters[state.nextID] = waiter
             return state.nextID
         }
         if let id {
-            await withTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    await withTaskCancellationHandler {
-                        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                            let ready = self.state.withLock { state -> Bool in
-                                guard !state.stopped, !Task.isCancelled else { return true }
-                                state.pollWaiters[id] = continuation
-                                return false
-                            }
-                            // Nudged once it waits, so that the poll it wakes answers it.
-                            if ready { continuation.resume() } else { self.nudges.deliver(.history) }
-                        }
-                    } onCancel: {
-                        self.state.withLock { $0.pollWaiters.removeValue(forKey: id) }?.resume()
-                    }
-                }
-                group.addTask { try? await Task.sleep(for: limit) }
-                await group.next()
-                group.cancelAll()
-            }
+            // Nudged once registered, so that the poll it wakes answers it.
+            nudges.deliver(.history)
+            _ = await waiter.wait(for: limit)
+            state.withLock { _ = $0.pollWaiters.removeValue(forKey: id) }
         }
         return readableThrough
     }

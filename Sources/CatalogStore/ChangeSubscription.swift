@@ -1,6 +1,5 @@
 import DequeModule
 import NIOCore
-import PostgresNIO
 import Synchronization
 
 extension CatalogChanges {
@@ -27,34 +26,23 @@ extension CatalogChanges {
             case ended
         }
 
-        private struct Consumer {
-            let continuation: CheckedContinuation<Wake, Never>
-            /// Tells this wait from a later one, so that a deadline that fires late wakes only its own.
-            let wait: UInt64
-        }
-
         private struct State {
             var notices: Deque<Notice> = []
             var waiting: Set<Notice> = []
-            var consumer: Consumer?
-            var waits: UInt64 = 0
             var finished = false
         }
 
         private let state = Mutex(State())
+        private let wakeup = Wakeup()
 
         init(topics: Topics) {
             self.topics = topics
         }
 
-        /// Hands `notice` to the consumer, or keeps it until the consumer asks.
+        /// Keeps `notice` until the consumer takes it, and wakes the consumer.
         func deliver(_ notice: Notice) {
-            let consumer = state.withLock { state -> Consumer? in
-                guard !state.finished else { return nil }
-                if let consumer = state.consumer {
-                    state.consumer = nil
-                    return consumer
-                }
+            let kept = state.withLock { state -> Bool in
+                guard !state.finished else { return false }
                 switch notice {
                 case .resumed:
                     // Everything before is read again anyway.
@@ -69,19 +57,15 @@ extension CatalogChanges {
                     state.notices.append(notice)
                     state.waiting.insert(notice)
                 }
-                return nil
+                return true
             }
-            consumer?.continuation.resume(returning: .notice(notice))
+            if kept { wakeup.wake() }
         }
 
         /// Ends the notices: the consumer's next ``next()`` answers `nil` once it has taken those waiting.
         func finish() {
-            let consumer = state.withLock { state in
-                state.finished = true
-                defer { state.consumer = nil }
-                return state.consumer
-            }
-            consumer?.continuation.resume(returning: .ended)
+            state.withLock { $0.finished = true }
+            wakeup.finish()
         }
 
         /// The next notice, waiting for one; `nil` once the feed has stopped, or the waiting task is cancelled.
@@ -90,52 +74,25 @@ extension CatalogChanges {
             return nil
         }
 
-        /// The next notice, waiting for one until `deadline` at most.
-        ///
-        /// The deadline is an event loop's timer, cancelled as soon as a notice comes: the event stream waits once
-        /// per notice per stream, and racing each wait against a `Task.sleep` would leave a cancelled sleep's timer
-        /// queued in the runtime until it was due (docs/decisions.md, "An attempt has one deadline").
+        /// The next notice, waiting for one until `deadline` at most (a ``Wakeup``'s wait: the event stream waits
+        /// once per notice per stream).
         public func next(until deadline: NIODeadline?) async -> Wake {
-            var timer: Scheduled<Void>?
-            let wake = await withTaskCancellationHandler {
-                await withCheckedContinuation { (continuation: CheckedContinuation<Wake, Never>) in
-                    let (ready, wait) = state.withLock { state -> (Wake?, UInt64) in
-                        if let notice = state.notices.popFirst() {
-                            state.waiting.remove(notice)
-                            return (.notice(notice), 0)
-                        }
-                        if state.finished || Task.isCancelled { return (.ended, 0) }
-                        if let deadline, deadline <= .now() { return (.deadline, 0) }
-                        state.waits &+= 1
-                        state.consumer = Consumer(continuation: continuation, wait: state.waits)
-                        return (nil, state.waits)
+            while true {
+                let taken = state.withLock { state -> Wake? in
+                    if let notice = state.notices.popFirst() {
+                        state.waiting.remove(notice)
+                        return .notice(notice)
                     }
-                    if let ready {
-                        continuation.resume(returning: ready)
-                    } else if let deadline {
-                        timer = Self.timerLoops.any().scheduleTask(deadline: deadline) { [self] in
-                            let consumer = state.withLock { state -> Consumer? in
-                                guard let consumer = state.consumer, consumer.wait == wait else { return nil }
-                                state.consumer = nil
-                                return consumer
-                            }
-                            consumer?.continuation.resume(returning: .deadline)
-                        }
-                    }
+                    return state.finished ? .ended : nil
                 }
-            } onCancel: {
-                let consumer = state.withLock { state in
-                    defer { state.consumer = nil }
-                    return state.consumer
+                if let taken { return taken }
+                switch await wakeup.wait(until: deadline) {
+                case .woken: continue
+                case .deadline: return .deadline
+                case .ended: return .ended
                 }
-                consumer?.continuation.resume(returning: .ended)
             }
-            timer?.cancel()
-            return wake
         }
-
-        /// The event loops that time the waits: the process's own, on which its connections run.
-        private static var timerLoops: any EventLoopGroup { PostgresConnection.defaultEventLoopGroup }
 
         public struct AsyncIterator: AsyncIteratorProtocol {
             let subscription: Subscription

@@ -29,7 +29,9 @@ final class ReceiptVerificationService: Service {
     private let queue: SubmissionQueue
     private let signals: SubmissionSignals
     private let storeSettings: StoreSettingsCache
-    private let work = WorkSignal()
+    /// Rung when work may be waiting: this process queued a receipt, an operator retried one, a leased place came
+    /// free, the service is stopping.
+    private let work = Wakeup()
     private let client: VerifyReceiptClient
     private let settings: ReceiptVerificationSettings
     private let rule: ReceiptSubmissionRule
@@ -75,14 +77,14 @@ final class ReceiptVerificationService: Service {
             "appstore.timeout_ms": "\(settings.appStore.timeout.components.seconds * 1000 + settings.appStore.timeout.components.attoseconds / 1_000_000_000_000_000)",
             "queue.lease_seconds": "\(settings.lease.components.seconds)",
         ])
-        let listening = signals.onReceiptsQueued { [work] in work.ring() }
+        let listening = signals.onReceiptsQueued { [work] in work.wake() }
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
                 var pause = Duration.zero
                 var failures = 0
                 while !held.isStopping && !Task.isCancelled {
                     if pause > .zero {
-                        await work.wait(upTo: pause)
+                        await work.wait(for: pause)
                         if held.count > 0 && !held.isStopping { try? await Task.sleep(for: Self.gathering) }
                         if held.isStopping || Task.isCancelled { break }
                     }
@@ -131,7 +133,7 @@ final class ReceiptVerificationService: Service {
             }
         } onGracefulShutdown: { [held, work] in
             held.stop()
-            work.ring()
+            work.wake()
         }
         signals.stopListening(listening)
         let released = held.takeReleased()
@@ -172,7 +174,7 @@ final class ReceiptVerificationService: Service {
                          leasedAt: ContinuousClock.Instant) async {
         defer {
             held.remove(lease.submissionID)
-            work.ring()
+            work.wake()
         }
         var logger = logger
         logger[metadataKey: "submission.id"] = "\(lease.submissionID)"

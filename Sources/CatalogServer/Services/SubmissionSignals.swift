@@ -1,3 +1,4 @@
+import CatalogStore
 import Foundation
 import ServiceLifecycle
 import Synchronization
@@ -8,7 +9,7 @@ import Synchronization
 /// polling (``wait(for:until:poll:read:)``).
 final class SubmissionSignals: Sendable {
     private struct State {
-        var waiters: [UUID: [ObjectIdentifier: Slot]] = [:]
+        var waiters: [UUID: [ObjectIdentifier: Wakeup]] = [:]
         var queuedListeners: [Int: @Sendable () -> Void] = [:]
         var nextListener = 0
     }
@@ -42,8 +43,8 @@ final class SubmissionSignals: Sendable {
     /// Says that the outcome of submission `id` was recorded (or its status changed): every request waiting for
     /// it reads it again now.
     func outcomeRecorded(_ id: UUID) {
-        let slots = state.withLock { $0.waiters.removeValue(forKey: id) } ?? [:]
-        for slot in slots.values { slot.signal() }
+        let wakeups = state.withLock { $0.waiters.removeValue(forKey: id) } ?? [:]
+        for wakeup in wakeups.values { wakeup.wake() }
     }
 
     /// How many requests wait for an outcome, for tests and metrics.
@@ -58,64 +59,26 @@ final class SubmissionSignals: Sendable {
         let clock = ContinuousClock()
         while true {
             // Registered before the read, so that an outcome recorded between the read and the wait is not missed.
-            let slot = Slot()
-            state.withLock { $0.waiters[id, default: [:]][ObjectIdentifier(slot)] = slot }
-            defer { forget(slot, of: id) }
+            let wakeup = Wakeup()
+            state.withLock { $0.waiters[id, default: [:]][ObjectIdentifier(wakeup)] = wakeup }
+            defer { forget(wakeup, of: id) }
             guard let value = try await read() else { return nil }
             let now = clock.now
             if isSettled(value) || now >= deadline || Task.isCancelled || Task.isShuttingDownGracefully {
                 return value
             }
-            let wakeUp = min(deadline, now.advanced(by: poll))
-            let timer = Task {
-                try? await Task.sleep(until: wakeUp, clock: .continuous)
-                slot.signal()
-            }
-            await withGracefulShutdownHandler {
-                await withTaskCancellationHandler { await slot.wait() } onCancel: { slot.signal() }
+            _ = await withGracefulShutdownHandler {
+                await wakeup.wait(for: min(deadline, now.advanced(by: poll)) - now)
             } onGracefulShutdown: {
-                slot.signal()
+                wakeup.wake()
             }
-            timer.cancel()
         }
     }
 
-    private func forget(_ slot: Slot, of id: UUID) {
+    private func forget(_ wakeup: Wakeup, of id: UUID) {
         state.withLock { state in
-            state.waiters[id]?.removeValue(forKey: ObjectIdentifier(slot))
+            state.waiters[id]?.removeValue(forKey: ObjectIdentifier(wakeup))
             if state.waiters[id]?.isEmpty == true { state.waiters[id] = nil }
-        }
-    }
-
-    /// One wait of one request: signalled once, by the outcome, its poll timer or its cancellation, whichever
-    /// comes first; a signal before the wait begins ends it at once.
-    private final class Slot: Sendable {
-        private enum Phase {
-            case idle
-            case waiting(CheckedContinuation<Void, Never>)
-            case signalled
-        }
-
-        private let phase = Mutex(Phase.idle)
-
-        func signal() {
-            let continuation = phase.withLock { phase -> CheckedContinuation<Void, Never>? in
-                defer { phase = .signalled }
-                if case .waiting(let continuation) = phase { return continuation }
-                return nil
-            }
-            continuation?.resume()
-        }
-
-        func wait() async {
-            await withCheckedContinuation { continuation in
-                let now = phase.withLock { phase -> Bool in
-                    if case .signalled = phase { return true }
-                    phase = .waiting(continuation)
-                    return false
-                }
-                if now { continuation.resume() }
-            }
         }
     }
 }

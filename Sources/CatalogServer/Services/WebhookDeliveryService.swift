@@ -46,7 +46,7 @@ final class WebhookDeliveryService: Service, Sendable {
     }
 
     private let state = Mutex(State())
-    private let wakeups = ServiceWakeup()
+    private let wakeups = Wakeup()
     private let bodies = WebhookBodies()
 
     /// Events read per page, and delivered events recorded per statement at most.
@@ -85,7 +85,7 @@ final class WebhookDeliveryService: Service, Sendable {
                     logger.warning("webhook leases could not be renewed or taken; trying again",
                                    metadata: ["error": "\(String(reflecting: error))"])
                 }
-                await wakeups.wait(atMost: settings.claimInterval)
+                await wakeups.wait(for: settings.claimInterval)
             }
         } onGracefulShutdown: {
             self.state.withLock { $0.stopping = true }
