@@ -261,4 +261,75 @@ struct IntakeBatchTests {
                 """, in: database) == receipts.count)
         }
     }
+
+    /// PostgreSQL plans a foreign key's check once per connection and keeps the plan until the table is analyzed
+    /// again. Made while the referenced table was a page or two (as after a new deployment's first ANALYZE), the
+    /// plan read the table whole, and went on doing so for every row written while the table grew.
+    @Test("foreign keys are checked by the index, though their plans were made while the ledger was nearly empty")
+    func keyChecksByIndex() async throws {
+        let url = try await TestDatabase.forSuite("key_check_plans")
+        try await TestDatabase.withDatabase(url) { database in
+            let app = "com.key.checks"
+            let key = try await Ledger.world(database, app)
+            try await StoreFixtures.run("ANALYZE ledger_transactions, purchase_submissions", in: database)
+            let receipts = { (batch: Int) in
+                (0..<8).map {
+                    PurchaseSubmissionRepository.QueuedReceipt(bundleID: app, keyID: key.0, accountToken: Ledger.alice,
+                                                               receipt: "UExBTlM\(batch)x\($0)==")
+                }
+            }
+            try await database.client.withConnection { connection in
+                try await Database.$held.withValue(connection) {
+                    // The checks' plans are made on this connection while both tables are a page or two.
+                    _ = try await PurchaseSubmissionRepository.recordSigned(
+                        (0..<8).map { Ledger.signed(app, key, jws: "early-\($0)", facts: Ledger.facts("e\($0)")) },
+                        on: database)
+                    _ = try await PurchaseSubmissionRepository.queueReceipts(receipts(1), on: database)
+                    // Then both grow by thousands of rows, unanalyzed, as in the first minutes of a busy launch.
+                    try await StoreFixtures.run("""
+                        INSERT INTO ledger_transactions (app, environment, transaction_id, original_transaction_id,
+                            product_id, apple_type, catalog_type, catalog_mismatch, quantity, purchase_date,
+                            original_purchase_date, expires_date, revocation_date, revocation_reason, price, currency,
+                            storefront, app_transaction_id, in_app_ownership_type, web_order_line_item_id,
+                            transaction_reason, account_token)
+                        SELECT n.* FROM generate_series(1, 5000) AS g
+                        CROSS JOIN LATERAL ledger_new_row('\(app)', jsonb_build_object('environment', 'Production',
+                            'transactionId', 'filler-' || g, 'productId', 'coins', 'purchaseDate', now()), '') AS n
+                        """, in: database)
+                    try await StoreFixtures.run("""
+                        INSERT INTO purchase_submissions (app, key_id, kind, proof_sha256, status, finished_at)
+                        SELECT '\(app)', '\(key.0.uuidString)', 'receipt', sha256(convert_to('filler ' || n, 'UTF8')),
+                               'invalid', now()
+                        FROM generate_series(1, 5000) AS n
+                        """, in: database)
+                    _ = try await PurchaseSubmissionRepository.queueReceipts(receipts(2), on: database)
+                    let leases = try await database.queue.lease(100, for: .seconds(60))
+                    try #require(leases.count == 16)
+                    let outcomes = leases.enumerated().map { index, lease in
+                        SubmissionQueue.Outcome(submissionID: lease.submissionID, attempts: lease.attempts,
+                                                status: .verified, environment: .production, appleStatus: 0,
+                                                transactions: [Ledger.facts("v\(index)")])
+                    }
+
+                    _ = try await connection.query("BEGIN", logger: database.logger).collect()
+                    _ = try await PurchaseSubmissionRepository.recordSigned(
+                        (0..<8).map { Ledger.signed(app, key, jws: "late-\($0)", facts: Ledger.facts("l\($0)")) },
+                        on: database)
+                    _ = try await PurchaseSubmissionRepository.queueReceipts(receipts(3), on: database)
+                    _ = try await SubmissionQueue.record(outcomes, on: database)
+                    let rows = try await connection.query("""
+                        SELECT pg_stat_get_xact_numscans('ledger_transactions'::regclass)::int,
+                               pg_stat_get_xact_numscans('purchase_submissions'::regclass)::int
+                        """, logger: database.logger).collect()
+                    _ = try await connection.query("COMMIT", logger: database.logger).collect()
+                    let (ledgerReads, submissionReads) = try #require(rows.first).decode((Int, Int).self)
+                    #expect(ledgerReads == 0, "ledger_transactions read whole \(ledgerReads) times")
+                    #expect(submissionReads == 0, "purchase_submissions read whole \(submissionReads) times")
+                }
+            }
+            #expect(try await Ledger.count("""
+                SELECT count(*) FROM ledger_sources WHERE app = '\(app)' AND transaction_id !~ '^filler-'
+                """, in: database) == 32)
+        }
+    }
 }
