@@ -227,11 +227,8 @@ public final class CatalogChanges: Service, Sendable {
     private func pollHistory(on connection: PostgresConnection) async throws {
         while true {
             let busy = state.withLock { $0.followers > 0 || $0.marks.isWaiting || !$0.pollWaiters.isEmpty }
-            if busy {
-                if await nudges.next(until: .now() + TimeAmount(Self.followingPollInterval)) == .ended { return }
-            } else {
-                guard await nudges.next() != nil else { return }
-            }
+            let deadline = busy ? NIODeadline.now() + TimeAmount(Self.followingPollInterval) : nil
+            guard await nudges.next(until: deadline) != .ended else { return }
             try Task.checkCancellation()
             // Waiters registered from here on were asked after this poll's mark was taken, or while it was.
             let waiting = state.withLock { Set($0.pollWaiters.keys) }
@@ -262,7 +259,7 @@ public final class CatalogChanges: Service, Sendable {
         if let id {
             // Nudged once registered, so that the poll it wakes answers it.
             nudges.deliver(.history)
-            _ = await waiter.wait(for: limit)
+            await waiter.wait(for: limit)
             state.withLock { _ = $0.pollWaiters.removeValue(forKey: id) }
         }
         return readableThrough

@@ -39,9 +39,9 @@ extension CatalogChanges {
             self.topics = topics
         }
 
-        /// Keeps `notice` until the consumer takes it, and wakes the consumer.
+        /// Keeps `notice` until the consumer takes it, and wakes the consumer for a notice not already waiting.
         func deliver(_ notice: Notice) {
-            let kept = state.withLock { state -> Bool in
+            let added = state.withLock { state -> Bool in
                 guard !state.finished else { return false }
                 switch notice {
                 case .resumed:
@@ -49,7 +49,8 @@ extension CatalogChanges {
                     state.notices = [.resumed]
                     state.waiting = [.resumed]
                 case _ where state.waiting.contains(notice):
-                    break
+                    // Its first delivery woke the consumer, which has not taken it yet.
+                    return false
                 case _ where state.notices.count >= Self.capacity:
                     state.notices = [.resumed]
                     state.waiting = [.resumed]
@@ -59,7 +60,7 @@ extension CatalogChanges {
                 }
                 return true
             }
-            if kept { wakeup.wake() }
+            if added { wakeup.wake() }
         }
 
         /// Ends the notices: the consumer's next ``next()`` answers `nil` once it has taken those waiting.

@@ -210,12 +210,7 @@ struct IntakeBatchTests {
             let app = "com.batch.plans"
             let key = try await Ledger.world(database, app)
             // Enough finished submissions that reading them all costs the planner more than 100 lookups would.
-            try await StoreFixtures.run("""
-                INSERT INTO purchase_submissions (app, key_id, kind, proof_sha256, status, finished_at)
-                SELECT '\(app)', '\(key.0.uuidString)', 'receipt', sha256(convert_to('filler ' || n, 'UTF8')),
-                       'invalid', now()
-                FROM generate_series(1, 5000) AS n
-                """, in: database)
+            try await Self.fillSubmissions(app, keyID: key.0, in: database)
             try await StoreFixtures.run("ANALYZE purchase_submissions", in: database)
             /// `work`'s statements in one transaction, and how many times they read purchase_submissions whole.
             func wholeTableReads(_ work: @escaping @Sendable () async throws -> Void) async throws -> Int {
@@ -296,12 +291,7 @@ struct IntakeBatchTests {
                         CROSS JOIN LATERAL ledger_new_row('\(app)', jsonb_build_object('environment', 'Production',
                             'transactionId', 'filler-' || g, 'productId', 'coins', 'purchaseDate', now()), '') AS n
                         """, in: database)
-                    try await StoreFixtures.run("""
-                        INSERT INTO purchase_submissions (app, key_id, kind, proof_sha256, status, finished_at)
-                        SELECT '\(app)', '\(key.0.uuidString)', 'receipt', sha256(convert_to('filler ' || n, 'UTF8')),
-                               'invalid', now()
-                        FROM generate_series(1, 5000) AS n
-                        """, in: database)
+                    try await Self.fillSubmissions(app, keyID: key.0, in: database)
                     _ = try await PurchaseSubmissionRepository.queueReceipts(receipts(2), on: database)
                     let leases = try await database.queue.lease(100, for: .seconds(60))
                     try #require(leases.count == 16)
@@ -331,5 +321,15 @@ struct IntakeBatchTests {
                 SELECT count(*) FROM ledger_sources WHERE app = '\(app)' AND transaction_id !~ '^filler-'
                 """, in: database) == 32)
         }
+    }
+
+    /// 5,000 finished submissions of `app`, none of them a test's own.
+    static func fillSubmissions(_ app: String, keyID: UUID, in database: Database) async throws {
+        try await StoreFixtures.run("""
+            INSERT INTO purchase_submissions (app, key_id, kind, proof_sha256, status, finished_at)
+            SELECT '\(app)', '\(keyID.uuidString)', 'receipt', sha256(convert_to('filler ' || n, 'UTF8')),
+                   'invalid', now()
+            FROM generate_series(1, 5000) AS n
+            """, in: database)
     }
 }
