@@ -23,8 +23,7 @@ public final class PrivateCluster: Sendable {
         try FileManager.default.createDirectory(atPath: (directory as NSString).deletingLastPathComponent,
                                                 withIntermediateDirectories: true)
         for _ in 0..<5 {
-            let portText = try await script(["free-port"]).trimmingCharacters(in: .whitespacesAndNewlines)
-            guard let port = Int(portText) else { throw TestSetupError("scripts/postgres free-port said \(portText)") }
+            let port = try await freePort()
             let cluster = PrivateCluster(dataDirectory: directory, port: port)
             do {
                 try await cluster.start()
@@ -34,6 +33,13 @@ public final class PrivateCluster: Sendable {
             }
         }
         throw TestSetupError("could not start a private PostgreSQL on a free port")
+    }
+
+    /// A port that `scripts/postgres free-port` found free.
+    public static func freePort() async throws -> Int {
+        let portText = try await script(["free-port"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let port = Int(portText) else { throw TestSetupError("scripts/postgres free-port said \(portText)") }
+        return port
     }
 
     /// Starts the cluster (again), on its port.
