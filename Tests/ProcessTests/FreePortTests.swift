@@ -7,7 +7,7 @@ import Testing
 /// answer and the bind, which made README's walkthrough fail in CI when its stand-in could not listen.
 @Suite("Free ports")
 struct FreePortTests {
-    @Test("free-port answers ports below the ephemeral range that nothing uses")
+    @Test("free-port answers ports below the ephemeral range")
     func belowTheEphemeralRange() async throws {
         let range = try String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)
         let first = try #require(range.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) })
