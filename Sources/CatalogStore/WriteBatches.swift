@@ -22,6 +22,8 @@ final class WriteBatches<Item: Sendable, Answer: Sendable>: Sendable {
 
     let maximumRunning: Int
     let maximumSize: Int
+    /// While a batch is written, another starts only once this many items wait for it.
+    let enoughForAnother: Int
     private let writeBatch: BatchWrite
     private let writeAlone: SingleWrite
 
@@ -47,6 +49,7 @@ final class WriteBatches<Item: Sendable, Answer: Sendable>: Sendable {
     init(maximumRunning: Int = 2, maximumSize: Int = 64, batch: @escaping BatchWrite, alone: @escaping SingleWrite) {
         self.maximumRunning = maximumRunning
         self.maximumSize = maximumSize
+        enoughForAnother = max(1, maximumSize / 2)
         writeBatch = batch
         writeAlone = alone
     }
@@ -60,7 +63,8 @@ final class WriteBatches<Item: Sendable, Answer: Sendable>: Sendable {
             let batch = state.withLock { state -> [Pending]? in
                 state.pending.append(Pending(item: item, continuation: continuation))
                 state.unanswered += 1
-                guard state.running < maximumRunning else { return nil }
+                guard state.running < maximumRunning,
+                      state.running == 0 || state.pending.count >= enoughForAnother else { return nil }
                 state.running += 1
                 return state.take(maximumSize)
             }
@@ -75,7 +79,7 @@ final class WriteBatches<Item: Sendable, Answer: Sendable>: Sendable {
             await write(batch, on: database)
             let next = state.withLock { state -> [Pending]? in
                 state.unanswered -= batch.count
-                guard !state.pending.isEmpty else {
+                guard !state.pending.isEmpty, state.running == 1 || state.pending.count >= enoughForAnother else {
                     state.running -= 1
                     return nil
                 }

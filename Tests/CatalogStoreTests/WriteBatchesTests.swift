@@ -1,0 +1,119 @@
+@testable import CatalogStore
+import CatalogTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+/// When batches start: at once when none is being written; while one is, another only once half a batch waits,
+/// so that a lone item does not take the second place and leave the rest waiting behind a batch of one.
+@Suite("Write batches")
+struct WriteBatchesTests {
+    /// The sizes of the batches written, in the order they started; the first `held` wait until released.
+    final class Recorder: Sendable {
+        private let sizes = Mutex<[Int]>([])
+        private let gates: [(stream: AsyncStream<Void>, continuation: AsyncStream<Void>.Continuation)]
+
+        init(held: Int = 1) {
+            gates = (0..<held).map { _ in AsyncStream<Void>.makeStream() }
+        }
+
+        var started: [Int] { sizes.withLock { $0 } }
+
+        func write(_ count: Int) async {
+            let index = sizes.withLock { sizes in
+                sizes.append(count)
+                return sizes.count - 1
+            }
+            if index < gates.count { for await _ in gates[index].stream { break } }
+        }
+
+        /// Lets the `index`th batch (from 0) end.
+        func release(_ index: Int) { gates[index].continuation.yield() }
+    }
+
+    static func until(_ what: String, _ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !condition() {
+            guard ContinuousClock.now < deadline else { throw TestSetupError("timed out waiting for \(what)") }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    @Test("while a batch is written, the next starts only when half a batch waits; every item is answered")
+    func secondBatchWaitsForHalf() async throws {
+        let url = try await TestDatabase.forSuite("write_batches")
+        try await TestDatabase.withClient(url) { client in
+            let database = Database(client: client, logger: TestDatabase.logger, batching: true)
+            let recorder = Recorder()
+            let batches = WriteBatches<Int, Int>(
+                maximumRunning: 2, maximumSize: 64,
+                batch: { items, _ in
+                    await recorder.write(items.count)
+                    return items.map { $0 }
+                },
+                alone: { item, _ in
+                    await recorder.write(1)
+                    return item
+                })
+            try await withThrowingTaskGroup(of: (Int, Int).self) { group in
+                group.addTask { (0, try await batches.write(0, on: database)) }
+                try await Self.until("the first batch") { recorder.started == [1] }
+                for item in 1...31 { group.addTask { (item, try await batches.write(item, on: database)) } }
+                try await Self.until("31 items waiting") { batches.unanswered == 32 }
+                #expect(recorder.started == [1], "a second batch started before half a batch waited")
+                group.addTask { (32, try await batches.write(32, on: database)) }
+                try await Self.until("the second batch") { recorder.started.count == 2 }
+                #expect(recorder.started == [1, 32])
+                recorder.release(0)
+                var answered = 0
+                for try await (item, answer) in group {
+                    #expect(answer == item)
+                    answered += 1
+                }
+                #expect(answered == 33)
+            }
+            #expect(batches.unanswered == 0)
+        }
+    }
+
+    @Test("a batch that ends while another is written leaves fewer than half a batch to the other's end")
+    func endingBatchLeavesFewToTheOther() async throws {
+        let url = try await TestDatabase.forSuite("write_batches_end")
+        try await TestDatabase.withClient(url) { client in
+            let database = Database(client: client, logger: TestDatabase.logger, batching: true)
+            let recorder = Recorder(held: 2)
+            let batches = WriteBatches<Int, Int>(
+                maximumRunning: 2, maximumSize: 64,
+                batch: { items, _ in
+                    await recorder.write(items.count)
+                    return items.map { $0 }
+                },
+                alone: { item, _ in
+                    await recorder.write(1)
+                    return item
+                })
+            try await withThrowingTaskGroup(of: (Int, Int).self) { group in
+                group.addTask { (0, try await batches.write(0, on: database)) }
+                try await Self.until("the first batch") { recorder.started == [1] }
+                for item in 1...32 { group.addTask { (item, try await batches.write(item, on: database)) } }
+                try await Self.until("the second batch") { recorder.started == [1, 32] }
+                for item in 33...35 { group.addTask { (item, try await batches.write(item, on: database)) } }
+                try await Self.until("3 items waiting") { batches.unanswered == 36 }
+                recorder.release(0)
+                try await Self.until("the first batch's end") { batches.unanswered == 35 }
+                try await Task.sleep(for: .milliseconds(100))
+                #expect(recorder.started == [1, 32], "the first batch's end started a batch of 3 beside the second")
+                recorder.release(1)
+                try await Self.until("the third batch") { recorder.started.count == 3 }
+                #expect(recorder.started == [1, 32, 3])
+                var answered = 0
+                for try await (item, answer) in group {
+                    #expect(answer == item)
+                    answered += 1
+                }
+                #expect(answered == 36)
+            }
+            #expect(batches.unanswered == 0)
+        }
+    }
+}
