@@ -9,11 +9,17 @@ import Synchronization
 /// ``LifecycleBatches``, the purchases' intake (``PurchaseBatches``) and the verification queue's outcomes
 /// (``SubmissionQueue``) write through it.
 ///
-/// At most ``maximumRunning`` batches run at once, each of at most ``maximumSize`` items. When a batch's statement
-/// fails for any other reason than a database that is away (a deadlock with a concurrent writer, a refusal of one
-/// item), or answers nothing for an item, its items are written again one by one, so that each gets its own
-/// answer and one refusal is never another's. A batch that committed but whose answer cannot be read
-/// (``UnreadBatchAnswer``) answers each item that error: which were written is unknown, so none is written again.
+/// At most ``maximumRunning`` batches run at once, each of at most ``maximumSize`` items. A batch starts at once
+/// when none is being written; while one is, another starts only once half a batch waits (``enoughForAnother``),
+/// else the waiting items go with the next batch to start. Starting whenever a place was free made half the
+/// batches under load a single item (a lone arrival took the free place), each with its own statement, commit
+/// and chain head (docs/performance.md, 2026-11-29).
+///
+/// When a batch's statement fails for any other reason than a database that is away (a deadlock with a
+/// concurrent writer, a refusal of one item), or answers nothing for an item, its items are written again one by
+/// one, so that each gets its own answer and one refusal is never another's. A batch that committed but whose
+/// answer cannot be read (``UnreadBatchAnswer``) answers each item that error: which were written is unknown, so
+/// none is written again.
 final class WriteBatches<Item: Sendable, Answer: Sendable>: Sendable {
     /// Writes `items` in one statement and answers each item's answer, by position (`nil`: write it alone).
     typealias BatchWrite = @Sendable ([Item], Database) async throws -> [Answer?]
