@@ -42,22 +42,37 @@ struct WriteBatchesTests {
         }
     }
 
+    /// Two places of 64 items, as the service's batches; each item is answered itself.
+    static func batches(recordedBy recorder: Recorder) -> WriteBatches<Int, Int> {
+        WriteBatches<Int, Int>(
+            maximumRunning: 2, maximumSize: 64,
+            batch: { items, _ in
+                await recorder.write(items.count)
+                return items.map { $0 }
+            },
+            alone: { item, _ in
+                await recorder.write(1)
+                return item
+            })
+    }
+
+    /// How many writes were answered, each with its own item.
+    static func answered(_ group: inout ThrowingTaskGroup<(Int, Int), any Error>) async throws -> Int {
+        var answered = 0
+        for try await (item, answer) in group {
+            #expect(answer == item)
+            answered += 1
+        }
+        return answered
+    }
+
     @Test("while a batch is written, the next starts only when half a batch waits; every item is answered")
     func secondBatchWaitsForHalf() async throws {
         let url = try await TestDatabase.forSuite("write_batches")
         try await TestDatabase.withClient(url) { client in
             let database = Database(client: client, logger: TestDatabase.logger, batching: true)
             let recorder = Recorder()
-            let batches = WriteBatches<Int, Int>(
-                maximumRunning: 2, maximumSize: 64,
-                batch: { items, _ in
-                    await recorder.write(items.count)
-                    return items.map { $0 }
-                },
-                alone: { item, _ in
-                    await recorder.write(1)
-                    return item
-                })
+            let batches = Self.batches(recordedBy: recorder)
             try await withThrowingTaskGroup(of: (Int, Int).self) { group in
                 defer { recorder.releaseAll() }
                 group.addTask { (0, try await batches.write(0, on: database)) }
@@ -69,12 +84,7 @@ struct WriteBatchesTests {
                 try await Self.until("the second batch") { recorder.started.count == 2 }
                 #expect(recorder.started == [1, 32])
                 recorder.release(0)
-                var answered = 0
-                for try await (item, answer) in group {
-                    #expect(answer == item)
-                    answered += 1
-                }
-                #expect(answered == 33)
+                #expect(try await Self.answered(&group) == 33)
             }
             #expect(batches.unanswered == 0)
         }
@@ -86,16 +96,7 @@ struct WriteBatchesTests {
         try await TestDatabase.withClient(url) { client in
             let database = Database(client: client, logger: TestDatabase.logger, batching: true)
             let recorder = Recorder(held: 2)
-            let batches = WriteBatches<Int, Int>(
-                maximumRunning: 2, maximumSize: 64,
-                batch: { items, _ in
-                    await recorder.write(items.count)
-                    return items.map { $0 }
-                },
-                alone: { item, _ in
-                    await recorder.write(1)
-                    return item
-                })
+            let batches = Self.batches(recordedBy: recorder)
             try await withThrowingTaskGroup(of: (Int, Int).self) { group in
                 defer { recorder.releaseAll() }
                 group.addTask { (0, try await batches.write(0, on: database)) }
@@ -111,12 +112,7 @@ struct WriteBatchesTests {
                 recorder.release(1)
                 try await Self.until("the third batch") { recorder.started.count == 3 }
                 #expect(recorder.started == [1, 32, 3])
-                var answered = 0
-                for try await (item, answer) in group {
-                    #expect(answer == item)
-                    answered += 1
-                }
-                #expect(answered == 36)
+                #expect(try await Self.answered(&group) == 36)
             }
             #expect(batches.unanswered == 0)
         }
