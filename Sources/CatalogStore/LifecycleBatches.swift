@@ -12,10 +12,11 @@ import PostgresNIO
 /// server makes, which were more than a third of an action's cost (docs/performance.md).
 ///
 /// At most two batches run at once, each of at most 64 changes, the second only once 32 changes wait for it; a
-/// change that arrives while they run waits for the next. A batch locks its product rows in one order (see ``ProductRepository/SaveStates``), so batches never
-/// wait for each other in a circle. When a batch's statement fails for any other reason than a database that is
-/// away (a trigger's refusal of one change, a writer outside the catalog's statements), its changes are written
-/// again one by one, so that each gets its own answer and one refusal is never another's.
+/// change that arrives while they run waits for the next. A batch locks its product rows in one order (see
+/// ``ProductRepository/SaveStates``), so batches never wait for each other in a circle. When a batch's statement
+/// fails for any other reason than a database that is away (a trigger's refusal of one change, a writer outside
+/// the catalog's statements), its changes are written again one by one, so that each gets its own answer and one
+/// refusal is never another's.
 final class LifecycleBatches: Sendable {
     /// One lifecycle change: `product` over `previous`, made by `cause`, with its event.
     struct Change: Sendable {
