@@ -11,7 +11,7 @@ import PostgresNIO
 /// (starting the statement, preparing its constraints, the commit and its WAL flush) and the round trip the
 /// server makes, which were more than a third of an action's cost (docs/performance.md).
 ///
-/// At most two batches run at once, each of at most 64 changes, the second only once 32 changes wait for it; a
+/// At most two batches run at once, each of at most 64 changes, the second only once half a batch waits; a
 /// change that arrives while they run waits for the next. A batch locks its product rows in one order (see
 /// ``ProductRepository/SaveStates``), so batches never wait for each other in a circle. When a batch's statement
 /// fails for any other reason than a database that is away (a trigger's refusal of one change, a writer outside

@@ -29,7 +29,7 @@ final class WriteBatches<Item: Sendable, Answer: Sendable>: Sendable {
     let maximumRunning: Int
     let maximumSize: Int
     /// While a batch is written, another starts only once this many items wait for it.
-    let enoughForAnother: Int
+    var enoughForAnother: Int { max(1, maximumSize / 2) }
     private let writeBatch: BatchWrite
     private let writeAlone: SingleWrite
 
@@ -43,6 +43,12 @@ final class WriteBatches<Item: Sendable, Answer: Sendable>: Sendable {
         var running = 0
         var unanswered = 0
 
+        /// Whether the waiting items make a batch beside `others` batches being written: any when there are none,
+        /// else at least `enough`.
+        func batchWaits(besides others: Int, enough: Int) -> Bool {
+            others == 0 ? !pending.isEmpty : pending.count >= enough
+        }
+
         mutating func take(_ size: Int) -> [Pending] {
             let batch = Array(pending.prefix(size))
             pending.removeFirst(batch.count)
@@ -55,7 +61,6 @@ final class WriteBatches<Item: Sendable, Answer: Sendable>: Sendable {
     init(maximumRunning: Int = 2, maximumSize: Int = 64, batch: @escaping BatchWrite, alone: @escaping SingleWrite) {
         self.maximumRunning = maximumRunning
         self.maximumSize = maximumSize
-        enoughForAnother = max(1, maximumSize / 2)
         writeBatch = batch
         writeAlone = alone
     }
@@ -70,7 +75,7 @@ final class WriteBatches<Item: Sendable, Answer: Sendable>: Sendable {
                 state.pending.append(Pending(item: item, continuation: continuation))
                 state.unanswered += 1
                 guard state.running < maximumRunning,
-                      state.running == 0 || state.pending.count >= enoughForAnother else { return nil }
+                      state.batchWaits(besides: state.running, enough: enoughForAnother) else { return nil }
                 state.running += 1
                 return state.take(maximumSize)
             }
@@ -85,7 +90,7 @@ final class WriteBatches<Item: Sendable, Answer: Sendable>: Sendable {
             await write(batch, on: database)
             let next = state.withLock { state -> [Pending]? in
                 state.unanswered -= batch.count
-                guard !state.pending.isEmpty, state.running == 1 || state.pending.count >= enoughForAnother else {
+                guard state.batchWaits(besides: state.running - 1, enough: enoughForAnother) else {
                     state.running -= 1
                     return nil
                 }
