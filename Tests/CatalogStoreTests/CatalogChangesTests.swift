@@ -102,14 +102,16 @@ struct CatalogChangesTests {
         subscription.deliver(.history)
         #expect(await subscription.next(until: .now() + .seconds(30)) == .notice(.history))
 
-        // The first wait's deadline has no hold on the next wait: this one waits for its own.
-        async let early = subscription.next(until: .now() + .milliseconds(100))
+        // The first wait's deadline has no hold on the next wait: this one waits for its own. The first deadline is
+        // far beyond the sleep, so that a loaded machine still delivers before it (CI's parallel run once did not
+        // with 100 ms against 50), and its timer would fire within the next wait.
+        async let early = subscription.next(until: .now() + .seconds(1))
         try await Task.sleep(for: .milliseconds(50))
         subscription.deliver(.history)
         #expect(await early == .notice(.history))
         start = clock.now
-        #expect(await subscription.next(until: .now() + .milliseconds(400)) == .deadline)
-        #expect(clock.now - start >= .milliseconds(400))
+        #expect(await subscription.next(until: .now() + .milliseconds(1_500)) == .deadline)
+        #expect(clock.now - start >= .milliseconds(1_500))
 
         // Cancelled: ended at once, however far the deadline.
         let cancelled = Task { await subscription.next(until: .now() + .seconds(30)) }

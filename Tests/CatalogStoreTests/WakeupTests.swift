@@ -46,14 +46,15 @@ struct WakeupTests {
     func earlierDeadline() async throws {
         let wakeup = Wakeup()
         let clock = ContinuousClock()
-        async let early = wakeup.wait(for: .milliseconds(100))
-        try await Task.sleep(for: .milliseconds(20))
+        // The first deadline is far beyond the sleep, so that a loaded machine still wakes the first wait before it.
+        async let early = wakeup.wait(for: .seconds(1))
+        try await Task.sleep(for: .milliseconds(50))
         wakeup.wake()
         #expect(await early == .woken)
-        // The first wait's timer would have fired within this one.
+        // The first wait's timer would fire about a second from its start, within this one.
         let start = clock.now
-        #expect(await wakeup.wait(for: .milliseconds(400)) == .deadline)
-        #expect(clock.now - start >= .milliseconds(400))
+        #expect(await wakeup.wait(for: .milliseconds(1_500)) == .deadline)
+        #expect(clock.now - start >= .milliseconds(1_500))
     }
 
     @Test("a cancelled wait ends at once, however far its deadline, and leaves the next wait its own")
