@@ -12,7 +12,7 @@ extension CatalogPlan {
     public static func make(file bytes: some Collection<UInt8>, for snapshot: CatalogSnapshot, allowDeletions: Bool,
                             at now: Date) throws(CatalogFileError) -> CatalogPlan {
         let file = try CatalogFile(reading: bytes)
-        let fileSHA256 = SHA256.hash(data: Array(bytes)).hexString
+        let fileSHA256 = SHA256.hash(data: Array(bytes)).lowercaseHexadecimal
         var planner = Planner(file: file, snapshot: snapshot, allowDeletions: allowDeletions, now: now)
         planner.plan()
         return CatalogPlan(
@@ -279,9 +279,4 @@ private struct Planner {
             refuse(path, productID, "changed", "the product changed meanwhile")
         }
     }
-}
-
-extension Digest {
-    /// The digest in lowercase hex.
-    var hexString: String { map { String(format: "%02x", $0) }.joined() }
 }

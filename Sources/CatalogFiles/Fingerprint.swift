@@ -21,7 +21,7 @@ enum Fingerprint {
         }
         lines.append(json(["reserved"] + snapshot.reservedProductIDs.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }))
         lines.append(json(["file", fileSHA256, allowDeletions ? "allowDeletions" : "-"]))
-        return SHA256.hash(data: Array(lines.joined(separator: "\n").utf8)).hexString
+        return SHA256.hash(data: Array(lines.joined(separator: "\n").utf8)).lowercaseHexadecimal
     }
 
     /// A list of strings as JSON, so that no value can pass for a separator.

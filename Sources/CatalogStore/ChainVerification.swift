@@ -76,6 +76,10 @@ extension HistoryRepository {
                     return broken(.hashMismatch, expected: recomputed, found: event.hash)
                 }
                 expectedPrevious = event.hash
+                // Rows already received are read without suspending, so a chain of many events would otherwise
+                // be verified in one stretch on one thread. The server runs its tasks on its event loops, and
+                // every connection of that loop (requests, PostgreSQL, webhook deliveries) would wait for it.
+                if count % Self.eventsBetweenYields == 0 { await Task.yield() }
             }
             // Events removed from the end leave the head pointing past the last one.
             if headSequence != Int64(count) || headHash != expectedPrevious {
@@ -88,12 +92,15 @@ extension HistoryRepository {
         }
     }
 
+    /// How many events are verified between two chances for the thread's other work (about a millisecond).
+    static let eventsBetweenYields = 64
+
     /// SHA-256 of the previous hash's bytes followed by the canonical JSON, in hex.
     static func hash(of event: HistoryEvent) -> String {
         var hasher = SHA256()
         hasher.update(data: Data(hexadecimal: event.previousHash))
         hasher.update(data: Data(event.canonicalJSON.utf8))
-        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        return hasher.finalize().lowercaseHexadecimal
     }
 }
 

@@ -1,3 +1,4 @@
+import CatalogCore
 import Crypto
 import Foundation
 import Logging
@@ -20,7 +21,7 @@ public struct Migrator: Sendable {
 
         /// SHA-256 of the file, recorded when applied: an applied migration must never change.
         public var checksum: String {
-            SHA256.hash(data: Data(sql.utf8)).map { String(format: "%02x", $0) }.joined()
+            SHA256.hash(data: Data(sql.utf8)).lowercaseHexadecimal
         }
     }
 

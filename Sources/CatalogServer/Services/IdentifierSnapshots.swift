@@ -85,10 +85,7 @@ final class IdentifierSnapshots: Sendable {
         }
         text += "]}"
         let digest = SHA256.hash(data: Array(text.utf8))
-        let eTag = "\"" + digest.prefix(16).map { byte in
-            let hex = String(byte, radix: 16)
-            return byte < 16 ? "0" + hex : hex
-        }.joined() + "\""
+        let eTag = "\"" + digest.prefix(16).lowercaseHexadecimal + "\""
         return Snapshot(body: ByteBuffer(string: text), eTag: eTag, identifiers: identifiers)
     }
 }
