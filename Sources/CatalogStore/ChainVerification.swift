@@ -1,6 +1,7 @@
 import CatalogCore
 import Crypto
 import Foundation
+import NIOPosix
 import PostgresNIO
 
 /// The outcome of recomputing one hash chain.
@@ -44,7 +45,11 @@ extension HistoryRepository {
     ///
     /// The head is read first and the chain verified up to it: an event and the head's move commit together,
     /// so every event up to that head is there to read, and writers appending meanwhile change nothing.
-    public func verify(chain: String) async throws -> ChainVerification {
+    ///
+    /// The hashing runs on the blocking thread pool, `eventsPerCheck` events at a time, not on the event loops
+    /// that run the server's tasks: a chain of many events would otherwise keep every connection of a loop
+    /// (requests, PostgreSQL, webhook deliveries) waiting for seconds.
+    public func verify(chain: String, eventsPerCheck: Int = 256) async throws -> ChainVerification {
         try await database.translatingErrors {
             let head = try await database.execute(
                 "SELECT last_seq, encode(last_hash, 'hex') FROM history_chains WHERE chain = \(chain)")
@@ -53,47 +58,27 @@ extension HistoryRepository {
                 SELECT \(unescaped: Self.columns) FROM history_events
                 WHERE chain = \(chain) AND chain_seq <= \(headSequence) ORDER BY chain_seq
                 """)
-            var expectedPrevious = HistoryEvent.genesisHash
-            var count = 0
+            var links = ChainLinks(chain: chain)
+            var batch: [HistoryEvent] = []
+            batch.reserveCapacity(eventsPerCheck)
             for try await row in rows {
-                let event = try Self.event(from: row)
-                count += 1
-                func broken(_ problem: ChainVerification.BrokenLink.Problem, expected: String, found: String)
-                    -> ChainVerification
-                {
-                    ChainVerification(chain: chain, events: count, lastHash: nil, firstBrokenLink: .init(
-                        sequence: event.sequence, chainSequence: event.chainSequence, problem: problem,
-                        expectedHash: expected, foundHash: found))
+                batch.append(try Self.event(from: row))
+                if batch.count == eventsPerCheck {
+                    if let broken = try await links.check(batch) { return broken }
+                    batch.removeAll(keepingCapacity: true)
                 }
-                if event.chainSequence != Int64(count) {
-                    return broken(.missingEvent, expected: expectedPrevious, found: event.previousHash)
-                }
-                if event.previousHash != expectedPrevious {
-                    return broken(.previousHashMismatch, expected: expectedPrevious, found: event.previousHash)
-                }
-                let recomputed = Self.hash(of: event)
-                if recomputed != event.hash {
-                    return broken(.hashMismatch, expected: recomputed, found: event.hash)
-                }
-                expectedPrevious = event.hash
-                // Rows already received are read without suspending, so a chain of many events would otherwise
-                // be verified in one stretch on one thread. The server runs its tasks on its event loops, and
-                // every connection of that loop (requests, PostgreSQL, webhook deliveries) would wait for it.
-                if count % Self.eventsBetweenYields == 0 { await Task.yield() }
             }
+            if let broken = try await links.check(batch) { return broken }
             // Events removed from the end leave the head pointing past the last one.
-            if headSequence != Int64(count) || headHash != expectedPrevious {
-                return ChainVerification(chain: chain, events: count, lastHash: nil, firstBrokenLink: .init(
-                    sequence: 0, chainSequence: Int64(count + 1), problem: .missingEvent, expectedHash: headHash,
-                    foundHash: expectedPrevious))
+            if headSequence != Int64(links.count) || headHash != links.lastHash {
+                return ChainVerification(chain: chain, events: links.count, lastHash: nil, firstBrokenLink: .init(
+                    sequence: 0, chainSequence: Int64(links.count + 1), problem: .missingEvent, expectedHash: headHash,
+                    foundHash: links.lastHash))
             }
-            return ChainVerification(chain: chain, events: count, lastHash: count > 0 ? expectedPrevious : nil,
-                                     firstBrokenLink: nil)
+            return ChainVerification(chain: chain, events: links.count,
+                                     lastHash: links.count > 0 ? links.lastHash : nil, firstBrokenLink: nil)
         }
     }
-
-    /// How many events are verified between two chances for the thread's other work (about a millisecond).
-    static let eventsBetweenYields = 64
 
     /// SHA-256 of the previous hash's bytes followed by the canonical JSON, in hex.
     static func hash(of event: HistoryEvent) -> String {
@@ -101,6 +86,56 @@ extension HistoryRepository {
         hasher.update(data: Data(hexadecimal: event.previousHash))
         hasher.update(data: Data(event.canonicalJSON.utf8))
         return hasher.finalize().lowercaseHexadecimal
+    }
+}
+
+/// How far a chain's verification has come: the events checked, and the hash the next must name.
+private struct ChainLinks {
+    let chain: String
+    private(set) var count = 0
+    private(set) var lastHash = HistoryEvent.genesisHash
+
+    init(chain: String) {
+        self.chain = chain
+    }
+
+    /// Checks `events`, the next of the chain, on the blocking thread pool; answers the first broken link.
+    mutating func check(_ events: [HistoryEvent]) async throws -> ChainVerification? {
+        guard !events.isEmpty else { return nil }
+        let start = self
+        let (checked, broken) = try await NIOThreadPool.singleton.runIfActive {
+            var links = start
+            let broken = links.link(events)
+            return (links, broken)
+        }
+        self = checked
+        return broken
+    }
+
+    /// Links `events` one by one after the last one checked; stops at the first that does not hold.
+    private mutating func link(_ events: [HistoryEvent]) -> ChainVerification? {
+        for event in events {
+            count += 1
+            func broken(_ problem: ChainVerification.BrokenLink.Problem, expected: String, found: String)
+                -> ChainVerification
+            {
+                ChainVerification(chain: chain, events: count, lastHash: nil, firstBrokenLink: .init(
+                    sequence: event.sequence, chainSequence: event.chainSequence, problem: problem,
+                    expectedHash: expected, foundHash: found))
+            }
+            if event.chainSequence != Int64(count) {
+                return broken(.missingEvent, expected: lastHash, found: event.previousHash)
+            }
+            if event.previousHash != lastHash {
+                return broken(.previousHashMismatch, expected: lastHash, found: event.previousHash)
+            }
+            let recomputed = HistoryRepository.hash(of: event)
+            if recomputed != event.hash {
+                return broken(.hashMismatch, expected: recomputed, found: event.hash)
+            }
+            lastHash = event.hash
+        }
+        return nil
     }
 }
 

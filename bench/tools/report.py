@@ -203,7 +203,10 @@ def console(med, rat, facts):
                      f"{g('versions')} version increments: {ok(g('events') == g('versions'))}; chains verify: "
                      f"{ok(g('verified') == '1')}; cpu busy/other {g('cpu')} %"
                      + (f"; CPU per action: server {g('server_ms')} ms, PostgreSQL {g('postgres_ms')} ms"
-                        if g("server_ms") else ""))
+                        if g("server_ms") else "")
+                     + (f"\n  chains verified: {int(g('verify_events')):,} events in {g('verify_s')} s; "
+                        f"another request meanwhile p50 {g('verify_probe_p50_ms')} ms, max {g('verify_probe_max_ms')} ms"
+                        if g("verify_probe_n") else ""))
     for key in ("ceiling", "ceiling16"):
         if facts.get(f"{key}_per_s"):
             g = lambda k: facts.get(f"{key}_{k}")
@@ -370,6 +373,11 @@ def markdown(med, rat, facts):
                    f"{g('versions')} / {g('ok')}; {'yes' if g('verified') == '1' else '**NO**'} | events = versions "
                    f"(2xx fewer by the requests in flight when wrk stops) |")
         out.append(f"| ... machine CPU busy / other work % | {g('cpu')} | |")
+        if g("verify_probe_n"):
+            out.append(f"| ... chains verified after the run (`GET /v1/history/verify`, an app at a time): events, "
+                       f"seconds; another request meanwhile (`GET /v1/apps?limit=1` every 0.1 s) p50 / max | "
+                       f"{int(g('verify_events')):,}, {g('verify_s')} s; {g('verify_probe_p50_ms')} / "
+                       f"{g('verify_probe_max_ms')} ms | |")
         if g("server_ms"):
             out.append(f"| ... CPU per action: server / PostgreSQL (bench/tools/cpu_split.py) | {g('server_ms')} / "
                        f"{g('postgres_ms')} ms | |")
