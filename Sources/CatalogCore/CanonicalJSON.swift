@@ -210,26 +210,33 @@ public enum CanonicalJSON {
 extension HistoryEvent {
     /// The event's canonical JSON: every field but the hashes, keys sorted, absent values as `null`. The
     /// hash chain covers exactly this text; PostgreSQL's `history_canonical` writes the same.
-    public var canonicalJSON: String {
+    public var canonicalJSON: String { canonicalJSON(withHashes: false) }
+
+    /// The canonical JSON with `hash` and `previousHash` among its members, in key order: removing those two
+    /// gives back exactly what was hashed (the history's NDJSON export).
+    public var canonicalJSONWithHashes: String { canonicalJSON(withHashes: true) }
+
+    private func canonicalJSON(withHashes: Bool) -> String {
         let record = record
         func text(_ value: String?) -> String { value.map(CanonicalJSON.quoted) ?? "null" }
-        var fields: [String] = []
-        fields.append("\"action\":" + text(record.action?.rawValue))
-        fields.append("\"actor\":{\"keyId\":" + text(record.actor.keyID?.uuidString.lowercased())
-                      + ",\"name\":" + text(record.actor.name) + ",\"role\":" + text(record.actor.role?.rawValue) + "}")
-        fields.append("\"app\":" + text(record.bundleID))
-        fields.append("\"at\":" + text(canonicalAt))
-        fields.append("\"chain\":" + text(chain))
-        fields.append("\"chainSeq\":\(chainSequence)")
-        fields.append("\"changes\":" + (CanonicalJSON.canonical(changesJSON) ?? "null"))
-        fields.append("\"fromState\":" + text(record.fromState?.rawValue))
-        fields.append("\"kind\":" + text(record.kind.rawValue))
-        fields.append("\"productId\":" + text(record.productID))
-        fields.append("\"productVersion\":" + (record.productVersion.map(String.init) ?? "null"))
-        fields.append("\"reason\":" + text(record.reason))
-        fields.append("\"requestId\":" + text(record.requestID))
-        fields.append("\"sequence\":\(sequence)")
-        fields.append("\"toState\":" + text(record.toState?.rawValue))
-        return "{" + fields.joined(separator: ",") + "}"
+        var json = "{\"action\":" + text(record.action?.rawValue)
+        json += ",\"actor\":{\"keyId\":" + text(record.actor.keyID?.uuidString.lowercased())
+            + ",\"name\":" + text(record.actor.name) + ",\"role\":" + text(record.actor.role?.rawValue) + "}"
+        json += ",\"app\":" + text(record.bundleID)
+        json += ",\"at\":" + text(canonicalAt)
+        json += ",\"chain\":" + text(chain)
+        json += ",\"chainSeq\":\(chainSequence)"
+        json += ",\"changes\":" + (CanonicalJSON.canonical(changesJSON) ?? "null")
+        json += ",\"fromState\":" + text(record.fromState?.rawValue)
+        if withHashes { json += ",\"hash\":" + text(hash) }
+        json += ",\"kind\":" + text(record.kind.rawValue)
+        if withHashes { json += ",\"previousHash\":" + text(previousHash) }
+        json += ",\"productId\":" + text(record.productID)
+        json += ",\"productVersion\":" + (record.productVersion.map(String.init) ?? "null")
+        json += ",\"reason\":" + text(record.reason)
+        json += ",\"requestId\":" + text(record.requestID)
+        json += ",\"sequence\":\(sequence)"
+        json += ",\"toState\":" + text(record.toState?.rawValue)
+        return json + "}"
     }
 }

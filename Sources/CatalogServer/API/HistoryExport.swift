@@ -51,11 +51,6 @@ enum HistoryExport {
     /// One event per line: its canonical JSON (the text its hash covers) with `hash` and `previousHash` added
     /// in key order, so that removing those two members gives back exactly what was hashed.
     static func ndjsonLine(_ event: HistoryEvent) -> String {
-        var json = event.canonicalJSON
-        json.removeLast()
-        let withHashes = json
-            .replacingOccurrences(of: ",\"kind\":", with: ",\"hash\":\"\(event.hash)\",\"kind\":")
-            .replacingOccurrences(of: ",\"productId\":", with: ",\"previousHash\":\"\(event.previousHash)\",\"productId\":")
-        return withHashes + "}\n"
+        event.canonicalJSONWithHashes + "\n"
     }
 }
