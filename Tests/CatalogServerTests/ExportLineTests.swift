@@ -27,6 +27,15 @@ struct ExportLineTests {
         #expect(line.contains(#"{"kind":"trial","productId":"gold"}"#))
     }
 
+    @Test("a CSV cell is quoted when it holds a separator, a quote or a line break, CRLF included", arguments: [
+        ("plain", "plain"), ("", ""), ("a,b", "\"a,b\""), ("say \"hi\"", "\"say \"\"hi\"\"\""),
+        ("one\ntwo", "\"one\ntwo\""), ("one\r\ntwo", "\"one\r\ntwo\""), ("ünï,cödé", "\"ünï,cödé\""),
+        ("=SUM(A1)", "'=SUM(A1)"), ("-1,5", "\"'-1,5\""),
+    ])
+    func csvCell(value: String, cell: String) {
+        #expect(HistoryExport.csvCell(value) == cell)
+    }
+
     @Test("chunks: the header first, every line once and in order, about 64 KiB each", arguments: [0, 1, 127, 128, 129, 3_000])
     func chunks(rows: Int) async throws {
         let lines = (0..<rows).map { "row \($0) " + String(repeating: "x", count: 90) + "\n" }
