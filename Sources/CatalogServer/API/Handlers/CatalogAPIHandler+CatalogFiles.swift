@@ -5,6 +5,7 @@ import CatalogStore
 import Foundation
 import HTTPTypes
 import Logging
+import NIOPosix
 import OpenAPIRuntime
 
 extension CatalogAPIHandler {
@@ -13,7 +14,10 @@ extension CatalogAPIHandler {
         let key = try Access.require(.readCatalog)
         let app = try await visibleApp(input.path.bundleId, for: key)
         guard let snapshot = try await database.catalog.snapshot(app.bundleID) else { throw Self.noApp(app.bundleID) }
-        return .ok(.init(body: .yaml(HTTPBody(CatalogFile(of: snapshot).yaml()))))
+        // Writing, reading and planning a catalog of thousands of products take a while: on the thread pool, not
+        // the request's event loop (docs/decisions.md).
+        let yaml = try await NIOThreadPool.singleton.runIfActive { CatalogFile(of: snapshot).yaml() }
+        return .ok(.init(body: .yaml(HTTPBody(yaml))))
     }
 
     /// What applying the file would change, written nowhere.
@@ -23,8 +27,11 @@ extension CatalogAPIHandler {
         guard case .yaml(let body) = input.body else { throw Problem(status: .unsupportedMediaType) }
         let (file, fileName) = try await Self.uploadedFile(body, named: input.query.fileName)
         guard let snapshot = try await database.catalog.snapshot(app.bundleID) else { throw Self.noApp(app.bundleID) }
-        let plan = try CatalogPlan.make(file: file, for: snapshot, allowDeletions: input.query.allowDeletions ?? false,
-                                        at: now())
+        let allowDeletions = input.query.allowDeletions ?? false
+        let time = now()
+        let plan = try await NIOThreadPool.singleton.runIfActive {
+            try CatalogPlan.make(file: file, for: snapshot, allowDeletions: allowDeletions, at: time)
+        }
         return .ok(.init(body: .json(try .init(plan, fileName: fileName))))
     }
 
@@ -40,7 +47,7 @@ extension CatalogAPIHandler {
                 field: "fingerprint", rule: "required", message: "is required: the fingerprint of the plan to apply")])
         }
         // A file that is not a catalog file is refused before any lock is taken.
-        _ = try CatalogFile(reading: file)
+        _ = try await NIOThreadPool.singleton.runIfActive { try CatalogFile(reading: file) }
         let allowDeletions = input.query.allowDeletions ?? false
         let time = now()
         let plan = try await database.catalog.apply(app.bundleID) { snapshot -> (CatalogWrites, CatalogPlan) in

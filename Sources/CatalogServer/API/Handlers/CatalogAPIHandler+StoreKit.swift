@@ -4,6 +4,7 @@ import CatalogStore
 import Foundation
 import HTTPTypes
 import Logging
+import NIOPosix
 import OpenAPIRuntime
 import StoreKitMapping
 
@@ -19,9 +20,12 @@ extension CatalogAPIHandler {
             products: try await database.storeKit.products(app.bundleID).map(\.value),
             reservedProductIDs: try await database.storeKit.reservedProductIDs(app.bundleID))
         let time = now()
-        let plan = try StoreKitImporter.plan(file: file,
-                                             currency: input.query.currency ?? StoreKitImporter.defaultCurrency,
-                                             into: snapshot, at: time, skipInvalid: input.query.skipInvalid ?? false)
+        let currency = input.query.currency ?? StoreKitImporter.defaultCurrency
+        let skipInvalid = input.query.skipInvalid ?? false
+        // Reading a file of thousands of products takes a while: on the thread pool, not the request's event loop.
+        let plan = try await NIOThreadPool.singleton.runIfActive {
+            try StoreKitImporter.plan(file: file, currency: currency, into: snapshot, at: time, skipInvalid: skipInvalid)
+        }
         let dryRun = input.query.dryRun ?? false
         if !dryRun {
             guard plan.conflicts.isEmpty else { throw Problem.importConflicts(plan.conflicts) }
@@ -58,7 +62,7 @@ extension CatalogAPIHandler {
             groups: try await database.storeKit.groups(app.bundleID).map { .init(group: $0.value, storekit: $0.storekit) },
             products: try await database.storeKit.products(app.bundleID).map { .init(product: $0.value, storekit: $0.storekit) },
             document: try await database.storeKit.document(app.bundleID))
-        let export = try StoreKitExporter.export(source, revision: revision)
+        let export = try await NIOThreadPool.singleton.runIfActive { try StoreKitExporter.export(source, revision: revision) }
         let skipped = export.skipped.isEmpty ? nil
             : export.skipped.map { "\($0.productID)=\($0.reason.rawValue)" }.joined(separator: ", ")
         // The header values leave as they are written here (PlainHeaderValuesMiddleware), the bytes as Xcode's.
