@@ -429,13 +429,6 @@ pg_stats() {  # commits and rollbacks of the service's database so far
   psql_as "$S_DB" -Atc "SELECT xact_commit, xact_rollback FROM pg_stat_database WHERE datname = current_database()" | tr '|' ' '
 }
 PY="$BENCH_VENV/bin/python"; [ -x "$PY" ] || PY=python3
-verify_probe() {  # FILE: GET /v1/apps?limit=1 every 0.1 s until killed; each answer's seconds, a line each
-  while :; do
-    curl -s -o /dev/null -w '%{time_total}\n' --max-time 30 -H "Authorization: Bearer $TOKEN" \
-      "http://127.0.0.1:$S_PORT/v1/apps?limit=1" >> "$1"
-    sleep 0.1
-  done
-}
 measure_actions() {  # KEY FILTER WHAT: one measured run; facts KEY_*
   local key="$1" filter="$2" what="$3" ev0 ver0 ev1 ver1 xc0 xr0 xc1 xr1 busy other line events versions app v verify_ok=1
   local server_ms postgres_ms
@@ -459,7 +452,8 @@ measure_actions() {  # KEY FILTER WHAT: one measured run; facts KEY_*
   # auditor's verification, which reads and hashes each event of the chain, holds up other requests.
   local probe t0 verify_s verify_events=0 n
   rm -f "$OUT/$key-verify-probe.txt"
-  verify_probe "$OUT/$key-verify-probe.txt" & probe=$!
+  BENCH_TOKEN="$TOKEN" "$BENCH_DIR/tools/during.sh" "http://127.0.0.1:$S_PORT" --probe-into "$OUT/$key-verify-probe.txt" &
+  probe=$!
   t0="$(date +%s.%N)"
   for app in $(cut -d' ' -f1 "$OUT/plan.txt" | sort -u); do
     v="$(curl -s --max-time 120 -H "Authorization: Bearer $TOKEN" "http://127.0.0.1:$S_PORT/v1/history/verify?app=$app")"
@@ -483,7 +477,7 @@ measure_actions() {  # KEY FILTER WHAT: one measured run; facts KEY_*
     echo "${key}_cpu=$busy/$other"; echo "${key}_server_ms=$server_ms"; echo "${key}_postgres_ms=$postgres_ms"
     echo "${key}_commits=$((xc1 - xc0))"; echo "${key}_rollbacks=$((xr1 - xr0))"
     echo "${key}_verify_events=$verify_events"; echo "${key}_verify_s=$verify_s"
-    sort -n "$OUT/$key-verify-probe.txt" | awk '{ t[NR] = $1 } END { if (NR) printf "%s_verify_probe_n=%d\n%s_verify_probe_p50_ms=%.1f\n%s_verify_probe_max_ms=%.1f\n", k, NR, k, t[int((NR + 1) / 2)] * 1000, k, t[NR] * 1000 }' k="$key"
+    sort -n "$OUT/$key-verify-probe.txt" 2>/dev/null | awk '{ t[NR] = $1 } END { if (NR) printf "%s_verify_probe_n=%d\n%s_verify_probe_p50_ms=%.1f\n%s_verify_probe_max_ms=%.1f\n", k, NR, k, t[int((NR + 1) / 2)] * 1000, k, t[NR] * 1000 }' k="$key"
   } >> "$FACTS"
   log "transitions ($what): ${r[ok_per_s]}/s committed (${r[ok]} 2xx of ${r[requests]}, p50 ${r[p50_ms]} ms, p99 ${r[p99_ms]} ms);" \
       "$events action events, $versions version increments; chains verify: $([ "$verify_ok" = 1 ] && echo yes || echo NO);" \

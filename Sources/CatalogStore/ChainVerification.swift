@@ -58,6 +58,7 @@ extension HistoryRepository {
                 SELECT \(unescaped: Self.columns) FROM history_events
                 WHERE chain = \(chain) AND chain_seq <= \(headSequence) ORDER BY chain_seq
                 """)
+            let eventsPerCheck = max(1, eventsPerCheck)
             var links = ChainLinks(chain: chain)
             var batch: [HistoryEvent] = []
             batch.reserveCapacity(eventsPerCheck)

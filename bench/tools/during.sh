@@ -6,18 +6,23 @@
 #     -H "Accept: application/x-ndjson" "http://127.0.0.1:18080/v1/history?app=com.example.bench"
 #
 # Output: DURING seconds=<s> probes=<n> p50_ms=<ms> p90_ms=<ms> max_ms=<ms>
+#
+# `during.sh BASE --probe-into FILE` only asks, until killed, appending each answer's seconds to FILE (bench/run.sh
+# does so while it verifies the chains).
 set -euo pipefail
 base="$1"; shift
-[ "${1:-}" = "--" ] && shift
 [ -n "${BENCH_TOKEN:-}" ] || { echo "during.sh: BENCH_TOKEN (a key that can list apps) is required" >&2; exit 2; }
-times="$(mktemp)"; trap 'rm -f "$times"' EXIT
-(
+probe_into() {
   while :; do
     curl -s -o /dev/null -w '%{time_total}\n' --max-time 30 -H "Authorization: Bearer $BENCH_TOKEN" \
-      "$base/v1/apps?limit=1" >> "$times" || true
+      "$base/v1/apps?limit=1" >> "$1" || true
     sleep 0.1
   done
-) &
+}
+if [ "${1:-}" = "--probe-into" ]; then probe_into "$2"; fi
+[ "${1:-}" = "--" ] && shift
+times="$(mktemp)"; trap 'rm -f "$times"' EXIT
+probe_into "$times" &
 probe=$!
 start="$(date +%s.%N)"
 "$@" || { kill "$probe"; echo "during.sh: the command failed" >&2; exit 1; }
