@@ -1,6 +1,6 @@
 extension Sequence<UInt8> {
-    /// The bytes in lowercase hexadecimal, two digits each: how the history's hashes, the catalog files'
-    /// fingerprints and the identifier lists' ETags are written.
+    /// The bytes in lowercase hexadecimal, two digits each: how the history's hashes, the migrations' checksums,
+    /// the catalog files' fingerprints and the identifier lists' ETags are written.
     ///
     /// Written digit by digit into the string's storage: verifying the history writes one per event, and
     /// `String(format:)` per byte took half of that time.
@@ -14,6 +14,25 @@ extension Sequence<UInt8> {
             return bytes.count * 2
         }
     }
+}
+
+extension [UInt8] {
+    /// The bytes of hexadecimal text, two digits each (either case); a last odd digit is ignored. The text is
+    /// the service's own (a hash it stored), so a character that is not a digit is not checked for.
+    public init(hexadecimal text: some StringProtocol) {
+        self.init()
+        reserveCapacity(text.utf8.count / 2)
+        var iterator = text.utf8.makeIterator()
+        while let high = iterator.next(), let low = iterator.next() {
+            append(hexadecimalValue(high) << 4 | hexadecimalValue(low))
+        }
+    }
+}
+
+/// The value of an ASCII hexadecimal digit.
+private func hexadecimalValue(_ digit: UInt8) -> UInt8 {
+    digit >= UInt8(ascii: "a") ? digit - UInt8(ascii: "a") + 10
+        : digit >= UInt8(ascii: "A") ? digit - UInt8(ascii: "A") + 10 : digit - UInt8(ascii: "0")
 }
 
 /// The ASCII digit of a value below 16.

@@ -84,7 +84,7 @@ extension HistoryRepository {
     /// SHA-256 of the previous hash's bytes followed by the canonical JSON, in hex.
     static func hash(of event: HistoryEvent) -> String {
         var hasher = SHA256()
-        hasher.update(data: Data(hexadecimal: event.previousHash))
+        hasher.update(data: [UInt8](hexadecimal: event.previousHash))
         hasher.update(data: Data(event.canonicalJSON.utf8))
         return hasher.finalize().lowercaseHexadecimal
     }
@@ -137,18 +137,5 @@ private struct ChainLinks {
             lastHash = event.hash
         }
         return nil
-    }
-}
-
-extension Data {
-    /// Bytes from lowercase hexadecimal text (the history's hashes).
-    init(hexadecimal text: String) {
-        var bytes: [UInt8] = []
-        var iterator = text.utf8.makeIterator()
-        while let high = iterator.next(), let low = iterator.next() {
-            func value(_ digit: UInt8) -> UInt8 { digit >= 97 ? digit - 87 : digit >= 65 ? digit - 55 : digit - 48 }
-            bytes.append(value(high) << 4 | value(low))
-        }
-        self.init(bytes)
     }
 }

@@ -18,4 +18,13 @@ struct HexadecimalTests {
         #expect(bytes.lowercaseHexadecimal == text)
         #expect(bytes[...].lowercaseHexadecimal == text)
     }
+
+    @Test("hex text back to its bytes, in either case; an odd last digit ignored")
+    func decoding() {
+        let bytes = (0...255).map(UInt8.init)
+        #expect([UInt8](hexadecimal: bytes.lowercaseHexadecimal) == bytes)
+        #expect([UInt8](hexadecimal: bytes.lowercaseHexadecimal.uppercased()) == bytes)
+        #expect([UInt8](hexadecimal: "") == [])
+        #expect([UInt8](hexadecimal: "0aF") == [0x0a])
+    }
 }

@@ -168,7 +168,7 @@ struct HistoryAPITests {
                 // An auditor's own canonicalisation: sorted keys, no whitespace, no escaped slashes.
                 let canonical = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
                 var hasher = SHA256()
-                hasher.update(data: Data(hexadecimal: previous))
+                hasher.update(data: [UInt8](hexadecimal: previous))
                 hasher.update(data: canonical)
                 #expect(hasher.finalize().map { String(format: "%02x", $0) }.joined() == hash)
                 previous = hash
@@ -310,17 +310,5 @@ enum CSV {
         }
         if !cell.isEmpty || !row.isEmpty { row.append(cell); rows.append(row) }
         return rows
-    }
-}
-
-extension Data {
-    init(hexadecimal text: String) {
-        var bytes: [UInt8] = []
-        var index = text.startIndex
-        while index < text.endIndex, let next = text.index(index, offsetBy: 2, limitedBy: text.endIndex) {
-            bytes.append(UInt8(text[index..<next], radix: 16) ?? 0)
-            index = next
-        }
-        self.init(bytes)
     }
 }
