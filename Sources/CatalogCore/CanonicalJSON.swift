@@ -5,63 +5,94 @@ import Foundation
 /// and control characters: `\b \f \n \r \t`, others as `\u00xx` in lowercase), everything else as raw UTF-8,
 /// numbers exactly as written. This is PostgreSQL's `iap_canonical_json`, so either side can recompute the
 /// chain; docs/history.md describes it for auditors who recompute it with tools of their own.
+///
+/// It works on UTF-8 bytes throughout: a chain's verification and the history's exports make this text for
+/// every event, and a purchase's event has a dozen changes.
 public enum CanonicalJSON {
     /// The canonical text of the JSON `text`, or `nil` when it is not JSON.
     public static func canonical(_ text: String) -> String? {
-        var parser = Parser(bytes: Array(text.utf8))
-        guard let value = parser.parseValue(), parser.isAtEnd else { return nil }
-        var output = ""
+        var output: [UInt8] = []
+        guard append(canonicalOf: text, to: &output) else { return nil }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Appends the canonical text of the JSON `text` to `output`; `false`, and nothing appended, when it is not JSON.
+    static func append(canonicalOf text: String, to output: inout [UInt8]) -> Bool {
+        guard let value = parse(text) else { return false }
         write(value, to: &output)
-        return output
+        return true
     }
 
     /// A JSON string literal for `value`.
     public static func quoted(_ value: String) -> String {
-        var output = "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": output += "\\\""
-            case "\\": output += "\\\\"
-            case "\u{8}": output += "\\b"
-            case "\u{C}": output += "\\f"
-            case "\n": output += "\\n"
-            case "\r": output += "\\r"
-            case "\t": output += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: output.unicodeScalars.append(scalar)
+        var output: [UInt8] = []
+        output.reserveCapacity(value.utf8.count + 2)
+        appendQuoted(value.utf8, to: &output)
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Appends the JSON string literal of the UTF-8 `bytes` to `output`. Every byte of a multi-byte character is
+    /// 0x80 or more, so escaping byte by byte escapes exactly the characters below U+0020, `"` and `\`.
+    static func appendQuoted(_ bytes: some Collection<UInt8>, to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        for byte in bytes {
+            func escaped(_ letter: Unicode.Scalar) {
+                output.append(UInt8(ascii: "\\"))
+                output.append(UInt8(ascii: letter))
+            }
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"): escaped(Unicode.Scalar(byte))
+            case 0x08: escaped("b")
+            case 0x0C: escaped("f")
+            case 0x0A: escaped("n")
+            case 0x0D: escaped("r")
+            case 0x09: escaped("t")
+            case ..<0x20:
+                escaped("u")
+                output.append(contentsOf: [UInt8(ascii: "0"), UInt8(ascii: "0"), hexadecimalDigit(byte >> 4),
+                                           hexadecimalDigit(byte & 0x0f)])
+            default: output.append(byte)
             }
         }
-        return output + "\""
+        output.append(UInt8(ascii: "\""))
     }
 
+    /// The JSON `text` as a value, or `nil` when it is not JSON.
+    static func parse(_ text: String) -> Value? {
+        var parser = Parser(bytes: Array(text.utf8))
+        guard let value = parser.parseValue(), parser.isAtEnd else { return nil }
+        return value
+    }
+
+    /// A JSON value as read: strings as their UTF-8 bytes (escapes resolved), numbers and the other literals
+    /// exactly as written.
     enum Value {
-        case literal(String)
-        case string(String)
+        case literal(ArraySlice<UInt8>)
+        case string(ArraySlice<UInt8>)
         case array([Value])
-        case object([(String, Value)])
+        case object([(key: ArraySlice<UInt8>, value: Value)])
     }
 
-    static func write(_ value: Value, to output: inout String) {
+    static func write(_ value: Value, to output: inout [UInt8]) {
         switch value {
-        case .literal(let text): output += text
-        case .string(let text): output += quoted(text)
+        case .literal(let text): output.append(contentsOf: text)
+        case .string(let text): appendQuoted(text, to: &output)
         case .array(let items):
-            output += "["
+            output.append(UInt8(ascii: "["))
             for (index, item) in items.enumerated() {
-                if index > 0 { output += "," }
+                if index > 0 { output.append(UInt8(ascii: ",")) }
                 write(item, to: &output)
             }
-            output += "]"
+            output.append(UInt8(ascii: "]"))
         case .object(let members):
-            output += "{"
-            for (index, member) in members.sorted(by: { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) }).enumerated() {
-                if index > 0 { output += "," }
-                output += quoted(member.0) + ":"
-                write(member.1, to: &output)
+            output.append(UInt8(ascii: "{"))
+            for (index, member) in members.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }).enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                appendQuoted(member.key, to: &output)
+                output.append(UInt8(ascii: ":"))
+                write(member.value, to: &output)
             }
-            output += "}"
+            output.append(UInt8(ascii: "}"))
         }
     }
 
@@ -95,7 +126,7 @@ public enum CanonicalJSON {
             position += 1
             depth += 1
             defer { depth -= 1 }
-            var members: [(String, Value)] = []
+            var members: [(key: ArraySlice<UInt8>, value: Value)] = []
             skipWhitespace()
             if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
                 position += 1
@@ -138,35 +169,36 @@ public enum CanonicalJSON {
             }
         }
 
-        private mutating func parseString() -> String? {
+        /// The string's UTF-8 bytes: a slice of the text itself when it has no escapes, as most have.
+        private mutating func parseString() -> ArraySlice<UInt8>? {
             position += 1
-            var scalars = String.UnicodeScalarView()
-            var raw: [UInt8] = []
-            func flush() {
-                scalars.append(contentsOf: String(decoding: raw, as: UTF8.self).unicodeScalars)
-                raw.removeAll()
+            let start = position
+            while position < bytes.count, bytes[position] != UInt8(ascii: "\""), bytes[position] != UInt8(ascii: "\\") {
+                position += 1
             }
+            guard position < bytes.count else { return nil }
+            if bytes[position] == UInt8(ascii: "\"") {
+                position += 1
+                return bytes[start..<position - 1]
+            }
+            var decoded = Array(bytes[start..<position])
             while position < bytes.count {
                 let byte = bytes[position]
                 position += 1
                 switch byte {
                 case UInt8(ascii: "\""):
-                    flush()
-                    return String(scalars)
+                    return decoded[...]
                 case UInt8(ascii: "\\"):
-                    flush()
                     guard position < bytes.count else { return nil }
                     let escape = bytes[position]
                     position += 1
                     switch escape {
-                    case UInt8(ascii: "\""): scalars.append("\"")
-                    case UInt8(ascii: "\\"): scalars.append("\\")
-                    case UInt8(ascii: "/"): scalars.append("/")
-                    case UInt8(ascii: "b"): scalars.append("\u{8}")
-                    case UInt8(ascii: "f"): scalars.append("\u{C}")
-                    case UInt8(ascii: "n"): scalars.append("\n")
-                    case UInt8(ascii: "r"): scalars.append("\r")
-                    case UInt8(ascii: "t"): scalars.append("\t")
+                    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): decoded.append(escape)
+                    case UInt8(ascii: "b"): decoded.append(0x08)
+                    case UInt8(ascii: "f"): decoded.append(0x0C)
+                    case UInt8(ascii: "n"): decoded.append(0x0A)
+                    case UInt8(ascii: "r"): decoded.append(0x0D)
+                    case UInt8(ascii: "t"): decoded.append(0x09)
                     case UInt8(ascii: "u"):
                         guard var unit = hex4() else { return nil }
                         if (0xD800..<0xDC00).contains(unit), position + 1 < bytes.count,
@@ -176,11 +208,11 @@ public enum CanonicalJSON {
                             unit = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
                         }
                         guard let scalar = Unicode.Scalar(unit) else { return nil }
-                        scalars.append(scalar)
+                        UTF8.encode(scalar) { decoded.append($0) }
                     default: return nil
                     }
                 default:
-                    raw.append(byte)
+                    decoded.append(byte)
                 }
             }
             return nil
@@ -193,12 +225,40 @@ public enum CanonicalJSON {
             return value
         }
 
+        /// `true`, `false`, `null` or a number, as written.
         private mutating func parseLiteral() -> Value? {
             let start = position
             while position < bytes.count, !",]} \t\r\n".utf8.contains(bytes[position]) { position += 1 }
-            let text = String(decoding: bytes[start..<position], as: UTF8.self)
-            let isNumber = !text.isEmpty && text.allSatisfy { "0123456789+-.eE".contains($0) }
-            return ["true", "false", "null"].contains(text) || isNumber ? .literal(text) : nil
+            let text = bytes[start..<position]
+            return Self.isNumber(text) || ["true", "false", "null"].contains(where: { $0.utf8.elementsEqual(text) })
+                ? .literal(text) : nil
+        }
+
+        /// RFC 8259's number: `-`? (`0` | a digit 1–9 and digits) (`.` digits)? (`e` or `E`, `+` or `-`?, digits)?
+        static func isNumber(_ text: ArraySlice<UInt8>) -> Bool {
+            var index = text.startIndex
+            func digits() -> Int {
+                let start = index
+                while index < text.endIndex, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(text[index]) { index += 1 }
+                return index - start
+            }
+            func skip(_ characters: String) -> Bool {
+                guard index < text.endIndex, characters.utf8.contains(text[index]) else { return false }
+                index += 1
+                return true
+            }
+            _ = skip("-")
+            if index < text.endIndex, text[index] == UInt8(ascii: "0") {
+                index += 1
+            } else if digits() == 0 {
+                return false
+            }
+            if skip("."), digits() == 0 { return false }
+            if skip("eE") {
+                _ = skip("+-")
+                if digits() == 0 { return false }
+            }
+            return index == text.endIndex
         }
 
         private mutating func skipWhitespace() {
@@ -210,33 +270,50 @@ public enum CanonicalJSON {
 extension HistoryEvent {
     /// The event's canonical JSON: every field but the hashes, keys sorted, absent values as `null`. The
     /// hash chain covers exactly this text; PostgreSQL's `history_canonical` writes the same.
-    public var canonicalJSON: String { canonicalJSON(withHashes: false) }
+    public var canonicalJSON: String { String(decoding: canonicalJSONUTF8(), as: UTF8.self) }
 
     /// The canonical JSON with `hash` and `previousHash` among its members, in key order: removing those two
     /// gives back exactly what was hashed (the history's NDJSON export).
-    public var canonicalJSONWithHashes: String { canonicalJSON(withHashes: true) }
+    public var canonicalJSONWithHashes: String { String(decoding: canonicalJSONUTF8(withHashes: true), as: UTF8.self) }
 
-    private func canonicalJSON(withHashes: Bool) -> String {
+    /// ``canonicalJSON`` (or ``canonicalJSONWithHashes``) as UTF-8 bytes, what the hash is made of.
+    public func canonicalJSONUTF8(withHashes: Bool = false) -> [UInt8] {
         let record = record
-        func text(_ value: String?) -> String { value.map(CanonicalJSON.quoted) ?? "null" }
-        var json = "{\"action\":" + text(record.action?.rawValue)
-        json += ",\"actor\":{\"keyId\":" + text(record.actor.keyID?.uuidString.lowercased())
-            + ",\"name\":" + text(record.actor.name) + ",\"role\":" + text(record.actor.role?.rawValue) + "}"
-        json += ",\"app\":" + text(record.bundleID)
-        json += ",\"at\":" + text(canonicalAt)
-        json += ",\"chain\":" + text(chain)
-        json += ",\"chainSeq\":\(chainSequence)"
-        json += ",\"changes\":" + (CanonicalJSON.canonical(changesJSON) ?? "null")
-        json += ",\"fromState\":" + text(record.fromState?.rawValue)
-        if withHashes { json += ",\"hash\":" + text(hash) }
-        json += ",\"kind\":" + text(record.kind.rawValue)
-        if withHashes { json += ",\"previousHash\":" + text(previousHash) }
-        json += ",\"productId\":" + text(record.productID)
-        json += ",\"productVersion\":" + (record.productVersion.map(String.init) ?? "null")
-        json += ",\"reason\":" + text(record.reason)
-        json += ",\"requestId\":" + text(record.requestID)
-        json += ",\"sequence\":\(sequence)"
-        json += ",\"toState\":" + text(record.toState?.rawValue)
-        return json + "}"
+        var json: [UInt8] = []
+        json.reserveCapacity(512 + changesJSON.utf8.count)
+        json.append(UInt8(ascii: "{"))
+        func member(_ name: StaticString, first: Bool = false) {
+            if !first { json.append(UInt8(ascii: ",")) }
+            json.append(UInt8(ascii: "\""))
+            json.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+            json.append(contentsOf: "\":".utf8)
+        }
+        func text(_ value: String?) {
+            if let value { CanonicalJSON.appendQuoted(value.utf8, to: &json) } else { json.append(contentsOf: "null".utf8) }
+        }
+        member("action", first: true); text(record.action?.rawValue)
+        member("actor"); json.append(UInt8(ascii: "{"))
+        member("keyId", first: true); text(record.actor.keyID?.uuidString.lowercased())
+        member("name"); text(record.actor.name)
+        member("role"); text(record.actor.role?.rawValue)
+        json.append(UInt8(ascii: "}"))
+        member("app"); text(record.bundleID)
+        member("at"); text(canonicalAt)
+        member("chain"); text(chain)
+        member("chainSeq"); json.append(contentsOf: String(chainSequence).utf8)
+        member("changes")
+        if !CanonicalJSON.append(canonicalOf: changesJSON, to: &json) { json.append(contentsOf: "null".utf8) }
+        member("fromState"); text(record.fromState?.rawValue)
+        if withHashes { member("hash"); text(hash) }
+        member("kind"); text(record.kind.rawValue)
+        if withHashes { member("previousHash"); text(previousHash) }
+        member("productId"); text(record.productID)
+        member("productVersion"); json.append(contentsOf: (record.productVersion.map(String.init) ?? "null").utf8)
+        member("reason"); text(record.reason)
+        member("requestId"); text(record.requestID)
+        member("sequence"); json.append(contentsOf: String(sequence).utf8)
+        member("toState"); text(record.toState?.rawValue)
+        json.append(UInt8(ascii: "}"))
+        return json
     }
 }

@@ -36,6 +36,6 @@ private func hexadecimalValue(_ digit: UInt8) -> UInt8 {
 }
 
 /// The ASCII digit of a value below 16.
-private func hexadecimalDigit(_ value: UInt8) -> UInt8 {
+func hexadecimalDigit(_ value: UInt8) -> UInt8 {
     value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
 }

@@ -85,7 +85,7 @@ extension HistoryRepository {
     static func hash(of event: HistoryEvent) -> String {
         var hasher = SHA256()
         hasher.update(data: [UInt8](hexadecimal: event.previousHash))
-        hasher.update(data: Data(event.canonicalJSON.utf8))
+        hasher.update(data: event.canonicalJSONUTF8())
         return hasher.finalize().lowercaseHexadecimal
     }
 }

@@ -127,6 +127,10 @@ public struct HistoryRepository: Sendable {
         guard let kind = try parsed("kind", as: HistoryKind.self) else {
             throw StoreInvariantViolation(description: "an event without kind")
         }
+        let changesJSON = try value("changes", String.self)
+        guard let changes = FieldChange.list(fromJSON: changesJSON) else {
+            throw StoreInvariantViolation(description: "an event's changes that are not a list of field changes")
+        }
         // No role: the App Store's own notifications, which no key makes.
         let role = try parsed("actor_role", as: KeyRole.self)
         let record = HistoryRecord(
@@ -135,11 +139,11 @@ public struct HistoryRepository: Sendable {
             fromState: try parsed("from_state", as: ReviewState.self), toState: try parsed("to_state", as: ReviewState.self),
             actor: Actor(keyID: try value("actor_key_id"), name: try value("actor_name"), role: role),
             reason: try value("reason"),
-            changes: try JSONColumn.decode([FieldChange].self, from: value("changes", String.self)),
+            changes: changes,
             requestID: try value("request_id"))
         return HistoryEvent(
             sequence: try value("sequence"), chainSequence: try value("chain_seq"), at: try value("at"),
-            canonicalAt: try value("at_text"), chain: try value("chain"), changesJSON: try value("changes"), record: record,
+            canonicalAt: try value("at_text"), chain: try value("chain"), changesJSON: changesJSON, record: record,
             previousHash: try value("previous_hash"), hash: try value("hash"))
     }
 }

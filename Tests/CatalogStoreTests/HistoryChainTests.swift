@@ -132,6 +132,31 @@ struct HistoryChainTests {
         }
     }
 
+    @Test("an event's changes, as PostgreSQL writes them, read as JSONDecoder reads them")
+    func changesReadAsDecoded() async throws {
+        var random = SeededGenerator(seed: 1125)
+        let lists = (0..<200).map { _ in
+            "[" + (0..<random.below(14)).map { _ in
+                "{\"field\": \(random.string())" + (random.below(4) > 0 ? ", \"old\": \(random.json(depth: 2))" : "")
+                    + (random.below(4) > 0 ? ", \"new\": \(random.json(depth: 2))" : "")
+                    + (random.below(8) == 0 ? ", \"other\": \(random.json(depth: 1))" : "") + "}"
+            }.joined(separator: ", ") + "]"
+        }
+        let url = try await TestDatabase.forSuite("history_chain")
+        try await TestDatabase.withDatabase(url) { database in
+            let rows = try await database.client.query("""
+                SELECT x::text FROM jsonb_array_elements(\("[" + lists.joined(separator: ", ") + "]")::jsonb) AS x
+                """)
+            var count = 0
+            for try await stored in rows.decode(String.self) {
+                count += 1
+                let decoded = try JSONDecoder().decode([FieldChange].self, from: Data(stored.utf8))
+                #expect(FieldChange.list(fromJSON: stored) == decoded, "\(stored)")
+            }
+            #expect(count == lists.count)
+        }
+    }
+
     /// The chain's verification, the same whether its events are checked one, two or all at a time.
     private func verified(_ chain: String, _ database: Database) async throws -> ChainVerification {
         let whole = try await database.history.verify(chain: chain)
