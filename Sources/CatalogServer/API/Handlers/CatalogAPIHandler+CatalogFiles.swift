@@ -147,8 +147,8 @@ extension Components.Schemas.CatalogPlan {
             subscriptionGroups: try plan.groups.map {
                 .init(path: $0.path, referenceName: $0.group.referenceName, action: EnumMapping.convert($0.action),
                       id: $0.group.id.uuidString.lowercased(),
-                      changes: try $0.changes.map { .init(field: $0.field, old: try $0.old.map(Self.container),
-                                                          new: try $0.new.map(Self.container)) })
+                      changes: try $0.changes.map { .init(field: $0.field, old: try $0.old.map(OpenAPIValueContainer.init),
+                                                          new: try $0.new.map(OpenAPIValueContainer.init)) })
             },
             products: try plan.products.map { step in
                 .init(path: step.path, productId: step.product.productID, _type: EnumMapping.convert(step.product.type),
@@ -156,7 +156,7 @@ extension Components.Schemas.CatalogPlan {
                       state: EnumMapping.convert(step.previous?.state ?? step.product.state),
                       stateAfter: step.stateChange.map { EnumMapping.convert($0.to) },
                       changes: try step.changes.map {
-                          .init(field: $0.field, old: try $0.old.map(Self.container), new: try $0.new.map(Self.container),
+                          .init(field: $0.field, old: try $0.old.map(OpenAPIValueContainer.init), new: try $0.new.map(OpenAPIValueContainer.init),
                                 revision: EnumMapping.convert($0.revision))
                       },
                       followUp: step.followUp.map { EnumMapping.convert($0) })
@@ -164,10 +164,5 @@ extension Components.Schemas.CatalogPlan {
             refusals: plan.refusals.map { .init(path: $0.path, productId: $0.productID, rule: $0.rule, message: $0.message) },
             kept: plan.kept.map { .init(productId: $0.productID, state: EnumMapping.convert($0.state), deletable: $0.deletable) },
             keptGroups: plan.keptGroups)
-    }
-
-    /// A change's value as the API's free-form JSON (as history answers it).
-    private static func container(_ value: JSONValue) throws -> OpenAPIValueContainer {
-        try JSONDecoder().decode(OpenAPIValueContainer.self, from: JSONEncoder().encode(value))
     }
 }

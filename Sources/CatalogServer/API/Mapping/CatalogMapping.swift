@@ -39,12 +39,8 @@ extension Components.Schemas.HistoryEvent {
                          role: record.actor.role.map { EnumMapping.convert($0) }),
             reason: record.reason,
             changes: try record.changes.map {
-                .init(field: $0.field, old: try $0.old.map(Self.container), new: try $0.new.map(Self.container))
+                .init(field: $0.field, old: try $0.old.map(OpenAPIValueContainer.init), new: try $0.new.map(OpenAPIValueContainer.init))
             },
             requestId: record.requestID, previousHash: event.previousHash, hash: event.hash)
-    }
-
-    private static func container(_ value: JSONValue) throws -> OpenAPIValueContainer {
-        try JSONDecoder().decode(OpenAPIValueContainer.self, from: JSONEncoder().encode(value))
     }
 }
