@@ -46,9 +46,9 @@ extension HistoryRepository {
     /// The head is read first and the chain verified up to it: an event and the head's move commit together,
     /// so every event up to that head is there to read, and writers appending meanwhile change nothing.
     ///
-    /// The hashing runs on the blocking thread pool, `eventsPerCheck` events at a time, not on the event loops
-    /// that run the server's tasks: a chain of many events would otherwise keep every connection of a loop
-    /// (requests, PostgreSQL, webhook deliveries) waiting for seconds.
+    /// The rows are decoded and hashed on the blocking thread pool, `eventsPerCheck` events at a time, not on the
+    /// event loops that run the server's tasks: a chain of many events would otherwise keep every connection of a
+    /// loop (requests, PostgreSQL, webhook deliveries) waiting for seconds.
     public func verify(chain: String, eventsPerCheck: Int = 256) async throws -> ChainVerification {
         try await database.translatingErrors {
             let head = try await database.execute(
@@ -60,10 +60,10 @@ extension HistoryRepository {
                 """)
             let eventsPerCheck = max(1, eventsPerCheck)
             var links = ChainLinks(chain: chain)
-            var batch: [HistoryEvent] = []
+            var batch: [PostgresRow] = []
             batch.reserveCapacity(eventsPerCheck)
             for try await row in rows {
-                batch.append(try Self.event(from: row))
+                batch.append(row)
                 if batch.count == eventsPerCheck {
                     if let broken = try await links.check(batch) { return broken }
                     batch.removeAll(keepingCapacity: true)
@@ -100,13 +100,14 @@ private struct ChainLinks {
         self.chain = chain
     }
 
-    /// Checks `events`, the next of the chain, on the blocking thread pool; answers the first broken link.
-    mutating func check(_ events: [HistoryEvent]) async throws -> ChainVerification? {
-        guard !events.isEmpty else { return nil }
+    /// Decodes and checks `rows`, the next events of the chain, on the blocking thread pool; answers the first
+    /// broken link.
+    mutating func check(_ rows: [PostgresRow]) async throws -> ChainVerification? {
+        guard !rows.isEmpty else { return nil }
         let start = self
         let (checked, broken) = try await NIOThreadPool.singleton.runIfActive {
             var links = start
-            let broken = links.link(events)
+            let broken = links.link(try rows.map(HistoryRepository.event(from:)))
             return (links, broken)
         }
         self = checked
