@@ -39,6 +39,8 @@ public final class VerifyReceiptClient: Sendable {
         var settings = HTTPClient.Configuration()
         settings.redirectConfiguration = .disallow
         settings.decompression = .disabled
+        // The service bootstraps no tracer: AsyncHTTPClient would make a span that records nothing for every call.
+        settings.tracing.tracer = nil
         let timeout = TimeAmount.nanoseconds(configuration.timeout.nanoseconds)
         // The pool retries a refused connection until its connect timeout, then fails with the connection's own
         // error; half the call's timeout leaves that error time to be reported as such, not as a timeout.
