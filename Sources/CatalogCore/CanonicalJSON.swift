@@ -34,12 +34,12 @@ public enum CanonicalJSON {
     /// Appends the JSON string literal of the UTF-8 `bytes` to `output`. Every byte of a multi-byte character is
     /// 0x80 or more, so escaping byte by byte escapes exactly the characters below U+0020, `"` and `\`.
     static func appendQuoted(_ bytes: some Collection<UInt8>, to output: inout [UInt8]) {
+        func escaped(_ letter: Unicode.Scalar) {
+            output.append(UInt8(ascii: "\\"))
+            output.append(UInt8(ascii: letter))
+        }
         output.append(UInt8(ascii: "\""))
         for byte in bytes {
-            func escaped(_ letter: Unicode.Scalar) {
-                output.append(UInt8(ascii: "\\"))
-                output.append(UInt8(ascii: letter))
-            }
             switch byte {
             case UInt8(ascii: "\""), UInt8(ascii: "\\"): escaped(Unicode.Scalar(byte))
             case 0x08: escaped("b")
@@ -285,7 +285,7 @@ extension HistoryEvent {
         func member(_ name: StaticString, first: Bool = false) {
             if !first { json.append(UInt8(ascii: ",")) }
             json.append(UInt8(ascii: "\""))
-            json.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+            name.withUTF8Buffer { json.append(contentsOf: $0) }
             json.append(contentsOf: "\":".utf8)
         }
         func text(_ value: String?) {
