@@ -53,3 +53,43 @@ public enum JSONValue: Sendable, Hashable, Codable {
         }
     }
 }
+
+extension JSONValue {
+    /// The value as `JSONDecoder` decodes it: a number is an integer when it has an integral value an `Int`
+    /// holds (`1.0` and `1e2` among them), else a `Double`; of a key written twice, the last.
+    init?(_ value: CanonicalJSON.Value) {
+        switch value {
+        case .string(let text):
+            self = .string(String(decoding: text, as: UTF8.self))
+        case .array(let items):
+            var values: [JSONValue] = []
+            values.reserveCapacity(items.count)
+            for item in items {
+                guard let value = JSONValue(item) else { return nil }
+                values.append(value)
+            }
+            self = .array(values)
+        case .object(let members):
+            var values: [String: JSONValue] = [:]
+            for member in members {
+                guard let value = JSONValue(member.value) else { return nil }
+                values[String(decoding: member.key, as: UTF8.self)] = value
+            }
+            self = .object(values)
+        case .literal(let text):
+            switch String(decoding: text, as: UTF8.self) {
+            case "null": self = .null
+            case "true": self = .bool(true)
+            case "false": self = .bool(false)
+            case let number:
+                if let integer = Int(number) {
+                    self = .integer(integer)
+                } else if let double = Double(number), double.isFinite {
+                    self = Int(exactly: double).map(JSONValue.integer) ?? .number(double)
+                } else {
+                    return nil
+                }
+            }
+        }
+    }
+}

@@ -1,3 +1,4 @@
+import CatalogAPI
 import CatalogCore
 import Foundation
 import OpenAPIRuntime
@@ -25,5 +26,13 @@ struct JSONValueMappingTests {
             #expect(direct == throughText, "\(value)")
             #expect(try encoder.encode(direct) == encoder.encode(throughText), "\(value)")
         }
+    }
+
+    @Test("a change keeps its field and leaves out an absent value")
+    func fieldChange() throws {
+        let change = try Components.Schemas.FieldChange(FieldChange(field: "price", old: nil, new: .object(["cents": .integer(99)])))
+        #expect(change.field == "price")
+        #expect(change.old == nil)
+        #expect(change.new == (try OpenAPIValueContainer(unvalidatedValue: ["cents": 99])))
     }
 }

@@ -147,8 +147,7 @@ extension Components.Schemas.CatalogPlan {
             subscriptionGroups: try plan.groups.map {
                 .init(path: $0.path, referenceName: $0.group.referenceName, action: EnumMapping.convert($0.action),
                       id: $0.group.id.uuidString.lowercased(),
-                      changes: try $0.changes.map { .init(field: $0.field, old: try $0.old.map(OpenAPIValueContainer.init),
-                                                          new: try $0.new.map(OpenAPIValueContainer.init)) })
+                      changes: try $0.changes.map(Components.Schemas.FieldChange.init))
             },
             products: try plan.products.map { step in
                 .init(path: step.path, productId: step.product.productID, _type: EnumMapping.convert(step.product.type),
@@ -156,8 +155,8 @@ extension Components.Schemas.CatalogPlan {
                       state: EnumMapping.convert(step.previous?.state ?? step.product.state),
                       stateAfter: step.stateChange.map { EnumMapping.convert($0.to) },
                       changes: try step.changes.map {
-                          .init(field: $0.field, old: try $0.old.map(OpenAPIValueContainer.init), new: try $0.new.map(OpenAPIValueContainer.init),
-                                revision: EnumMapping.convert($0.revision))
+                          .init(field: $0.field, old: try $0.old.map(OpenAPIValueContainer.init),
+                                new: try $0.new.map(OpenAPIValueContainer.init), revision: EnumMapping.convert($0.revision))
                       },
                       followUp: step.followUp.map { EnumMapping.convert($0) })
             },

@@ -38,9 +38,7 @@ extension Components.Schemas.HistoryEvent {
             actor: .init(keyId: record.actor.keyID?.uuidString.lowercased(), name: record.actor.name,
                          role: record.actor.role.map { EnumMapping.convert($0) }),
             reason: record.reason,
-            changes: try record.changes.map {
-                .init(field: $0.field, old: try $0.old.map(OpenAPIValueContainer.init), new: try $0.new.map(OpenAPIValueContainer.init))
-            },
+            changes: try record.changes.map(Components.Schemas.FieldChange.init),
             requestId: record.requestID, previousHash: event.previousHash, hash: event.hash)
     }
 }

@@ -1,3 +1,4 @@
+import CatalogAPI
 import CatalogCore
 import OpenAPIRuntime
 
@@ -7,6 +8,14 @@ extension OpenAPIValueContainer {
     /// fifth of its time).
     init(_ value: JSONValue) throws {
         try self.init(unvalidatedValue: value.openAPIValue)
+    }
+}
+
+extension Components.Schemas.FieldChange {
+    /// A change as the API writes it: in history events and in the subscription groups of catalog plans.
+    init(_ change: FieldChange) throws {
+        self.init(field: change.field, old: try change.old.map(OpenAPIValueContainer.init),
+                  new: try change.new.map(OpenAPIValueContainer.init))
     }
 }
 
