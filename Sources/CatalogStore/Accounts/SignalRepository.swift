@@ -44,27 +44,28 @@ public struct SignalRepository: Sendable {
         return try rows.map(Self.signal(from:))
     }
 
-    private struct Details: Decodable {
-        let storeAccounts: [String]?
-        let storeAccountCount: Int?
-        let limit: Int?
-        let windowHours: Int?
-        let revocationDate: PostgresJSONTime?
-        let revocationReason: Int?
-    }
-
     static func signal(from row: PostgresRow) throws -> AccountSignal {
         let (id, app, kind, account, other, environment, transaction, product, detailsText, sourceKind, sourceID, at)
             = try row.decode((Int64, String, String, String, String?, String, String, String, String, String, UUID,
                               Date).self)
         guard let kind = AccountSignalKind(rawValue: kind), let environment = AppStoreEnvironment(rawValue: environment)
         else { throw StoreInvariantViolation(description: "unknown kind \(kind) or environment \(environment) of a signal") }
-        let details = try PurchaseRowJSON.decoder.decode(Details.self, from: Data(detailsText.utf8))
-        return AccountSignal(
-            id: id, bundleID: app, kind: kind, accountToken: account, otherAccountToken: other,
-            environment: environment, transactionId: transaction, productId: product,
-            storeAccounts: details.storeAccounts, storeAccountCount: details.storeAccountCount, limit: details.limit, windowHours: details.windowHours,
-            revocationDate: details.revocationDate?.date, revocationReason: details.revocationReason,
-            sourceKind: sourceKind, sourceId: sourceID, raisedAt: at)
+        guard let details = JSONFields(parsing: detailsText) else {
+            throw PurchaseRowJSON.unreadable("a signal's details", "not a JSON object")
+        }
+        do {
+            return AccountSignal(
+                id: id, bundleID: app, kind: kind, accountToken: account, otherAccountToken: other,
+                environment: environment, transactionId: transaction, productId: product,
+                storeAccounts: try details.strings(ifPresent: "storeAccounts"),
+                storeAccountCount: try details.integer(ifPresent: "storeAccountCount"),
+                limit: try details.integer(ifPresent: "limit"),
+                windowHours: try details.integer(ifPresent: "windowHours"),
+                revocationDate: try PurchaseRowJSON.time(ifPresent: details, "revocationDate"),
+                revocationReason: try details.integer(ifPresent: "revocationReason"),
+                sourceKind: sourceKind, sourceId: sourceID, raisedAt: at)
+        } catch {
+            throw PurchaseRowJSON.unreadable("a signal's details", "\(error)")
+        }
     }
 }

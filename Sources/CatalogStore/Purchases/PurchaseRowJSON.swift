@@ -3,135 +3,94 @@ import Foundation
 import PurchaseCore
 
 /// Submissions and ledger rows as the database's functions answer them (`to_jsonb` of a row: the column names,
-/// timestamps in ISO 8601 with the session's offset), read into PurchaseCore's types.
+/// timestamps in ISO 8601 with the session's offset), read into PurchaseCore's types with ``JSONFields``.
 enum PurchaseRowJSON {
-    struct LedgerRow: Decodable {
-        let app: String
-        let environment: String
-        let transactionId: String
-        let originalTransactionId: String
-        let productId: String
-        let appleType: String?
-        let catalogType: String?
-        let catalogMismatch: Bool
-        let quantity: Int
-        let purchaseDate: PostgresJSONTime
-        let originalPurchaseDate: PostgresJSONTime?
-        let expiresDate: PostgresJSONTime?
-        let revocationDate: PostgresJSONTime?
-        let revocationReason: Int?
-        let price: Int64?
-        let currency: String?
-        let storefront: String?
-        let appTransactionId: String?
-        let inAppOwnershipType: String?
-        let webOrderLineItemId: String?
-        let transactionReason: String?
-        let accountToken: String
-        let version: Int
-        let createdAt: PostgresJSONTime
-        let updatedAt: PostgresJSONTime
-        /// In a submission's transactions only.
-        let credited: Bool?
-        let alreadyRecorded: Bool?
-
-        enum CodingKeys: String, CodingKey {
-            case app, environment, quantity, price, currency, storefront, version, credited
-            case transactionId = "transaction_id", originalTransactionId = "original_transaction_id"
-            case productId = "product_id", appleType = "apple_type", catalogType = "catalog_type"
-            case catalogMismatch = "catalog_mismatch", purchaseDate = "purchase_date"
-            case originalPurchaseDate = "original_purchase_date", expiresDate = "expires_date"
-            case revocationDate = "revocation_date", revocationReason = "revocation_reason"
-            case appTransactionId = "app_transaction_id", inAppOwnershipType = "in_app_ownership_type"
-            case webOrderLineItemId = "web_order_line_item_id", transactionReason = "transaction_reason"
-            case accountToken = "account_token", createdAt = "created_at", updatedAt = "updated_at"
-            case alreadyRecorded = "already_recorded"
-        }
-
-        func transaction() throws -> LedgerTransaction {
-            guard let environment = AppStoreEnvironment(rawValue: environment) else {
-                throw StoreInvariantViolation(description: "unknown environment \(environment) in the ledger")
-            }
-            return LedgerTransaction(
-                bundleID: app, environment: environment, transactionId: transactionId,
-                originalTransactionId: originalTransactionId, productId: productId, appleType: appleType,
-                catalogType: catalogType.flatMap(PurchaseType.init(rawValue:)), catalogMismatch: catalogMismatch,
-                quantity: quantity, purchaseDate: purchaseDate.date, originalPurchaseDate: originalPurchaseDate?.date,
-                expiresDate: expiresDate?.date, revocationDate: revocationDate?.date, revocationReason: revocationReason,
-                price: price, currency: currency, storefront: storefront, appTransactionId: appTransactionId,
-                inAppOwnershipType: inAppOwnershipType, webOrderLineItemId: webOrderLineItemId,
-                transactionReason: transactionReason, accountToken: accountToken, version: version,
-                createdAt: createdAt.date, updatedAt: updatedAt.date)
-        }
-    }
-
-    struct SubmissionRow: Decodable {
-        let id: UUID
-        let app: String
-        let keyId: UUID
-        let accountToken: String
-        let kind: String
-        let status: String
-        let environment: String?
-        let attempts: Int
-        let nextAttemptAt: PostgresJSONTime?
-        let leaseExpiresAt: PostgresJSONTime?
-        let appleStatus: Int?
-        let problems: [String]
-        let createdAt: PostgresJSONTime
-        let updatedAt: PostgresJSONTime
-        let finishedAt: PostgresJSONTime?
-        let transactions: [LedgerRow]?
-
-        enum CodingKeys: String, CodingKey {
-            case id, app, kind, status, environment, attempts, problems, transactions
-            case keyId = "key_id", accountToken = "account_token", nextAttemptAt = "next_attempt_at"
-            case leaseExpiresAt = "lease_expires_at", appleStatus = "apple_status", createdAt = "created_at"
-            case updatedAt = "updated_at", finishedAt = "finished_at"
-        }
-
-        func submission() throws -> PurchaseSubmission {
-            guard let kind = PurchaseSubmission.Kind(rawValue: kind), let status = SubmissionStatus(rawValue: status)
-            else { throw StoreInvariantViolation(description: "unknown kind \(kind) or status \(status) of a submission") }
-            return PurchaseSubmission(
-                id: id, bundleID: app, keyID: keyId, accountToken: accountToken, kind: kind, status: status,
-                environment: environment.flatMap(AppStoreEnvironment.init(rawValue:)), attempts: attempts,
-                nextAttemptAt: nextAttemptAt?.date, leaseExpiresAt: leaseExpiresAt?.date, appleStatus: appleStatus,
-                problems: problems, createdAt: createdAt.date, updatedAt: updatedAt.date, finishedAt: finishedAt?.date,
-                transactions: try (transactions ?? []).map {
-                    SubmittedTransaction(transaction: try $0.transaction(), credited: $0.credited ?? false,
-                                         alreadyRecorded: $0.alreadyRecorded ?? false)
-                })
-        }
-    }
-
-    /// The rows' column names are their coding keys: a key strategy (`convertFromSnakeCase`) would convert every
-    /// key of every row read, a sixteenth of the server's time for a signed transaction.
-    static let decoder = JSONDecoder()
-
     static func submission(_ text: String) throws -> PurchaseSubmission {
-        try decoder.decode(SubmissionRow.self, from: Data(text.utf8)).submission()
+        guard let row = JSONFields(parsing: text) else { throw unreadable("a submission", "not a JSON object") }
+        do {
+            return try submission(row)
+        } catch {
+            throw unreadable("a submission", "\(error)")
+        }
     }
 
-    static func transaction(_ text: String) throws -> LedgerTransaction {
-        try decoder.decode(LedgerRow.self, from: Data(text.utf8)).transaction()
+    private static func submission(_ row: JSONFields) throws -> PurchaseSubmission {
+        let kind = try row.string("kind"), status = try row.string("status")
+        guard let kind = PurchaseSubmission.Kind(rawValue: kind), let status = SubmissionStatus(rawValue: status) else {
+            throw StoreInvariantViolation(description: "unknown kind \(kind) or status \(status) of a submission")
+        }
+        return PurchaseSubmission(
+            id: try uuid(row, "id"), bundleID: try row.string("app"), keyID: try uuid(row, "key_id"),
+            accountToken: try row.string("account_token"), kind: kind, status: status,
+            environment: try row.string(ifPresent: "environment").flatMap(AppStoreEnvironment.init(rawValue:)),
+            attempts: try row.integer("attempts"), nextAttemptAt: try time(ifPresent: row, "next_attempt_at"),
+            leaseExpiresAt: try time(ifPresent: row, "lease_expires_at"),
+            appleStatus: try row.integer(ifPresent: "apple_status"), problems: try row.strings("problems"),
+            createdAt: try time(row, "created_at"), updatedAt: try time(row, "updated_at"),
+            finishedAt: try time(ifPresent: row, "finished_at"),
+            transactions: try (row.objects(ifPresent: "transactions") ?? []).map {
+                SubmittedTransaction(transaction: try transaction($0),
+                                     credited: try $0.bool(ifPresent: "credited") ?? false,
+                                     alreadyRecorded: try $0.bool(ifPresent: "already_recorded") ?? false)
+            })
+    }
+
+    private static func transaction(_ row: JSONFields) throws -> LedgerTransaction {
+        let environment = try row.string("environment")
+        guard let environment = AppStoreEnvironment(rawValue: environment) else {
+            throw StoreInvariantViolation(description: "unknown environment \(environment) in the ledger")
+        }
+        return LedgerTransaction(
+            bundleID: try row.string("app"), environment: environment, transactionId: try row.string("transaction_id"),
+            originalTransactionId: try row.string("original_transaction_id"), productId: try row.string("product_id"),
+            appleType: try row.string(ifPresent: "apple_type"),
+            catalogType: try row.string(ifPresent: "catalog_type").flatMap(PurchaseType.init(rawValue:)),
+            catalogMismatch: try row.bool("catalog_mismatch"), quantity: try row.integer("quantity"),
+            purchaseDate: try time(row, "purchase_date"),
+            originalPurchaseDate: try time(ifPresent: row, "original_purchase_date"),
+            expiresDate: try time(ifPresent: row, "expires_date"),
+            revocationDate: try time(ifPresent: row, "revocation_date"),
+            revocationReason: try row.integer(ifPresent: "revocation_reason"),
+            price: try row.integer(ifPresent: "price"),
+            currency: try row.string(ifPresent: "currency"), storefront: try row.string(ifPresent: "storefront"),
+            appTransactionId: try row.string(ifPresent: "app_transaction_id"),
+            inAppOwnershipType: try row.string(ifPresent: "in_app_ownership_type"),
+            webOrderLineItemId: try row.string(ifPresent: "web_order_line_item_id"),
+            transactionReason: try row.string(ifPresent: "transaction_reason"),
+            accountToken: try row.string("account_token"), version: try row.integer("version"),
+            createdAt: try time(row, "created_at"), updatedAt: try time(row, "updated_at"))
+    }
+
+    static func uuid(_ row: JSONFields, _ key: String) throws -> UUID {
+        guard let uuid = UUID(uuidString: try row.string(key)) else {
+            throw JSONFields.Problem(key: key, expected: "a UUID")
+        }
+        return uuid
+    }
+
+    static func time(ifPresent row: JSONFields, _ key: String) throws -> Date? {
+        guard let text = try row.string(ifPresent: key) else { return nil }
+        guard let date = PostgresJSONTime.parse(text) else {
+            throw JSONFields.Problem(key: key, expected: "a PostgreSQL timestamp")
+        }
+        return date
+    }
+
+    static func time(_ row: JSONFields, _ key: String) throws -> Date {
+        guard let date = try time(ifPresent: row, key) else {
+            throw JSONFields.Problem(key: key, expected: "a PostgreSQL timestamp")
+        }
+        return date
+    }
+
+    static func unreadable(_ what: String, _ why: String) -> StoreInvariantViolation {
+        StoreInvariantViolation(description: "the database answered \(what) the service cannot read: \(why)")
     }
 }
 
 /// A `timestamptz` as `to_jsonb` writes it: `2025-11-01T10:00:00.123456+00:00` (fraction and offset as the value
 /// and the session's time zone have them), read to the microsecond.
-struct PostgresJSONTime: Decodable, Hashable {
-    let date: Date
-
-    init(from decoder: any Decoder) throws {
-        let text = try decoder.singleValueContainer().decode(String.self)
-        guard let date = Self.parse(text) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath,
-                                                    debugDescription: "not a PostgreSQL timestamp: \(text)"))
-        }
-        self.date = date
-    }
-
+enum PostgresJSONTime {
     static func parse(_ text: String) -> Date? {
         let bytes = Array(text.utf8)
         var position = 0
