@@ -38,7 +38,7 @@ extension Database {
 /// reads as a whole (purchases_record_signed, purchases_queue_receipts, receipt_queue_record). The text is bound
 /// as `text` and cast in the SQL, so the statement is prepared once whatever the items.
 protocol JSONItemsQuery: PreparedQuery {
-    /// The items, encoded as a JSON array (`PurchaseJSON.encode`).
+    /// The items, as a JSON array (`JSONObjectWriter.array`).
     var items: String { get }
 }
 

@@ -35,9 +35,9 @@ extension LedgerRepository {
     public func recordNotification(_ notification: NotificationRecord) async throws
         -> (created: Bool, outcome: LedgerTransaction.Outcome?)
     {
-        let item = NotificationItem(notification)
+        let item = Self.notificationItem(notification).text
         let rows = try await database.execute("""
-            SELECT created, outcome FROM purchases_record_notification(\(try PurchaseJSON.encode(item))::jsonb)
+            SELECT created, outcome FROM purchases_record_notification(\(item)::jsonb)
             """)
         guard let row = rows.first else {
             throw StoreInvariantViolation(description: "the database answered nothing for a notification")
@@ -46,32 +46,20 @@ extension LedgerRepository {
         return (created, outcome.flatMap(LedgerTransaction.Outcome.init(rawValue:)))
     }
 
-    private struct NotificationItem: Encodable {
-        let notificationUUID: UUID
-        let app: String
-        let notificationType: String
-        let subtype: String?
-        let environment: String
-        let signedDate: Date
-        let transactionId: String?
-        let originalTransactionId: String?
-        let facts: TransactionFacts?
-        let reason: String
-        let requestId: String?
-
-        init(_ notification: NotificationRecord) {
-            notificationUUID = notification.notificationUUID
-            app = notification.bundleID
-            notificationType = notification.notificationType
-            subtype = notification.subtype
-            environment = notification.environment.rawValue
-            signedDate = notification.signedDate
-            transactionId = notification.facts?.transactionId
-            originalTransactionId = notification.facts?.originalTransactionId
-            facts = notification.facts
-            reason = "App Store notification \(notification.notificationType)"
-                + (notification.subtype.map { " (\($0))" } ?? "")
-            requestId = notification.requestID
-        }
+    private static func notificationItem(_ notification: NotificationRecord) -> JSONObjectWriter {
+        var item = JSONObjectWriter()
+        item.add("notificationUUID", notification.notificationUUID.uuidString)
+        item.add("app", notification.bundleID)
+        item.add("notificationType", notification.notificationType)
+        item.add("subtype", notification.subtype)
+        item.add("environment", notification.environment.rawValue)
+        item.add("signedDate", PurchaseJSON.instant(notification.signedDate))
+        item.add("transactionId", notification.facts?.transactionId)
+        item.add("originalTransactionId", notification.facts?.originalTransactionId)
+        item.add("facts", notification.facts.map(PurchaseJSON.facts))
+        item.add("reason", "App Store notification \(notification.notificationType)"
+                     + (notification.subtype.map { " (\($0))" } ?? ""))
+        item.add("requestId", notification.requestID)
+        return item
     }
 }

@@ -133,8 +133,8 @@ public struct PurchaseSubmissionRepository: Sendable {
             return (a.bundleID, a.facts.environment.rawValue, a.facts.transactionId, a.accountToken)
                 < (b.bundleID, b.facts.environment.rawValue, b.facts.transactionId, b.accountToken)
         }
-        let items = order.map { SignedItem(purchases[$0]) }
-        let rows = try await database.execute(RecordSigned(items: PurchaseJSON.encode(items)))
+        let items = JSONObjectWriter.array(order.map { signedItem(purchases[$0]) })
+        let rows = try await database.execute(RecordSigned(items: items))
         return try answers(rows, order: order, count: purchases.count)
     }
 
@@ -143,8 +143,8 @@ public struct PurchaseSubmissionRepository: Sendable {
             let a = receipts[$0], b = receipts[$1]
             return (a.bundleID, a.accountToken, a.proofSHA256.hex) < (b.bundleID, b.accountToken, b.proofSHA256.hex)
         }
-        let items = order.map { ReceiptItem(receipts[$0]) }
-        let rows = try await database.execute(QueueReceipts(items: PurchaseJSON.encode(items)))
+        let items = JSONObjectWriter.array(order.map { receiptItem(receipts[$0]) })
+        let rows = try await database.execute(QueueReceipts(items: items))
         return try answers(rows, order: order, count: receipts.count)
     }
 
@@ -244,44 +244,28 @@ public struct PurchaseSubmissionRepository: Sendable {
         let items: String
     }
 
-    private struct SignedItem: Encodable {
-        let app: String
-        let keyId: UUID
-        let accountToken: String
-        let proofSha256: String
-        let environment: String
-        let facts: TransactionFacts
-        let actor: HistoryRecordJSON.ActorJSON
-        let reason: String
-        let requestId: String?
-
-        init(_ purchase: SignedPurchase) {
-            app = purchase.bundleID
-            keyId = purchase.keyID
-            accountToken = purchase.accountToken
-            proofSha256 = purchase.proofSHA256.hex
-            environment = purchase.facts.environment.rawValue
-            facts = purchase.facts
-            actor = .init(keyId: purchase.actor.keyID, name: purchase.actor.name, role: purchase.actor.role?.rawValue)
-            reason = "signed transaction submitted"
-            requestId = purchase.requestID
-        }
+    private static func signedItem(_ purchase: SignedPurchase) -> JSONObjectWriter {
+        var item = JSONObjectWriter()
+        item.add("app", purchase.bundleID)
+        item.add("keyId", purchase.keyID.uuidString)
+        item.add("accountToken", purchase.accountToken)
+        item.add("proofSha256", purchase.proofSHA256.hex)
+        item.add("environment", purchase.facts.environment.rawValue)
+        item.add("facts", PurchaseJSON.facts(purchase.facts))
+        item.add("actor", PurchaseJSON.actor(purchase.actor))
+        item.add("reason", "signed transaction submitted")
+        item.add("requestId", purchase.requestID)
+        return item
     }
 
-    private struct ReceiptItem: Encodable {
-        let app: String
-        let keyId: UUID
-        let accountToken: String
-        let proofSha256: String
-        let receipt: String
-
-        init(_ receipt: QueuedReceipt) {
-            app = receipt.bundleID
-            keyId = receipt.keyID
-            accountToken = receipt.accountToken
-            proofSha256 = receipt.proofSHA256.hex
-            self.receipt = receipt.receipt
-        }
+    private static func receiptItem(_ receipt: QueuedReceipt) -> JSONObjectWriter {
+        var item = JSONObjectWriter()
+        item.add("app", receipt.bundleID)
+        item.add("keyId", receipt.keyID.uuidString)
+        item.add("accountToken", receipt.accountToken)
+        item.add("proofSha256", receipt.proofSHA256.hex)
+        item.add("receipt", receipt.receipt)
+        return item
     }
 }
 
@@ -306,51 +290,6 @@ final class PurchaseBatches: Sendable {
 
     /// Submissions waiting for their batch or being written.
     var unanswered: Int { signed.unanswered + receipts.unanswered }
-}
-
-/// JSON for the purchase functions' parameters: camelCase as PurchaseCore's types encode, instants in RFC 3339 to
-/// the millisecond (what Apple's dates hold), which PostgreSQL reads as timestamptz.
-enum PurchaseJSON {
-    static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(instant(date))
-        }
-        return encoder
-    }()
-
-    static func encode(_ value: some Encodable) throws -> String {
-        String(decoding: try encoder.encode(value), as: UTF8.self)
-    }
-
-    /// `date` as RFC 3339 UTC with milliseconds (rounded towards the past).
-    static func instant(_ date: Date) -> String {
-        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
-        let seconds = milliseconds.quotientAndRemainder(dividingBy: 1000)
-        let (wholeSeconds, fraction) = seconds.remainder < 0 ? (seconds.quotient - 1, seconds.remainder + 1000)
-                                                             : (seconds.quotient, seconds.remainder)
-        let days = wholeSeconds.quotientAndRemainder(dividingBy: 86_400)
-        let (day, secondOfDay) = days.remainder < 0 ? (days.quotient - 1, days.remainder + 86_400)
-                                                   : (days.quotient, days.remainder)
-        // Howard Hinnant's civil_from_days.
-        let z = day + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let dayOfMonth = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        let millis = fraction < 10 ? "00\(fraction)" : fraction < 100 ? "0\(fraction)" : "\(fraction)"
-        let yearText = year >= 0 && year < 10_000 ? String(repeating: "0", count: 4 - String(year).count) + String(year)
-                                                  : String(year)
-        return "\(yearText)-\(two(month))-\(two(dayOfMonth))T\(two(secondOfDay / 3600)):\(two(secondOfDay % 3600 / 60))"
-            + ":\(two(secondOfDay % 60)).\(millis)Z"
-    }
 }
 
 extension [UInt8] {

@@ -1,3 +1,4 @@
+import CatalogCore
 import Foundation
 import PostgresNIO
 import PurchaseCore
@@ -152,8 +153,8 @@ public struct SubmissionQueue: Sendable {
     static func record(_ outcomes: [Outcome], on database: Database) async throws -> [Bool?] {
         // Ledger rows are locked in one order by every batch, as intake's batches do.
         let order = outcomes.indices.sorted { outcomes[$0].ledgerKey < outcomes[$1].ledgerKey }
-        let items = order.map { OutcomeItem(outcomes[$0]) }
-        let rows = try await database.execute(RecordOutcomes(items: try PurchaseJSON.encode(items)))
+        let items = JSONObjectWriter.array(order.map { Self.outcomeItem(outcomes[$0]) })
+        let rows = try await database.execute(RecordOutcomes(items: items))
         var answers = [Bool?](repeating: false, count: outcomes.count)
         for row in rows {
             let ordinal = try row.decode(Int.self)
@@ -237,32 +238,21 @@ public struct SubmissionQueue: Sendable {
         let items: String
     }
 
-    private struct OutcomeItem: Encodable {
-        let submissionId: UUID
-        let attempts: Int
-        let status: String
-        let environment: String?
-        let appleStatus: Int?
-        let problems: [String]
-        let malformed: Bool
-        let nextAttemptAt: Date?
-        let transactions: [TransactionFacts]
-        let reason: String
-
-        init(_ outcome: Outcome) {
-            submissionId = outcome.submissionID
-            attempts = outcome.attempts
-            status = outcome.status.rawValue
-            environment = outcome.environment?.rawValue
-            appleStatus = outcome.appleStatus
-            problems = outcome.problems
-            malformed = outcome.malformedAnswer
-            nextAttemptAt = outcome.nextAttemptAt
-            transactions = outcome.transactions.sorted {
-                ($0.environment.rawValue, $0.transactionId) < ($1.environment.rawValue, $1.transactionId)
-            }
-            reason = "receipt verified by the App Store"
-        }
+    private static func outcomeItem(_ outcome: Outcome) -> JSONObjectWriter {
+        var item = JSONObjectWriter()
+        item.add("submissionId", outcome.submissionID.uuidString)
+        item.add("attempts", outcome.attempts)
+        item.add("status", outcome.status.rawValue)
+        item.add("environment", outcome.environment?.rawValue)
+        item.add("appleStatus", outcome.appleStatus)
+        item.add("problems", strings: outcome.problems)
+        item.add("malformed", outcome.malformedAnswer)
+        item.add("nextAttemptAt", outcome.nextAttemptAt.map(PurchaseJSON.instant))
+        item.add("transactions", outcome.transactions.sorted {
+            ($0.environment.rawValue, $0.transactionId) < ($1.environment.rawValue, $1.transactionId)
+        }.map(PurchaseJSON.facts))
+        item.add("reason", "receipt verified by the App Store")
+        return item
     }
 }
 

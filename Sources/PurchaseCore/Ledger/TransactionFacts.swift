@@ -6,7 +6,7 @@ import Foundation
 ///
 /// Made from Apple's payloads by the code that verifies them; ``validated()`` keeps only what the ledger can
 /// hold, so that the database never refuses a transaction Apple charged for.
-public struct TransactionFacts: Sendable, Hashable, Codable {
+public struct TransactionFacts: Sendable, Hashable {
     public var environment: AppStoreEnvironment
     public var transactionId: String
     /// The first transaction of a subscription or a restored purchase; the transaction itself when Apple leaves
