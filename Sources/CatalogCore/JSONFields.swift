@@ -1,9 +1,9 @@
 /// The members of a JSON object, read by ``CanonicalJSON``'s parser and taken by name, as `JSONDecoder` would take
 /// them: an absent member and a `null` are both "no value"; a number is an integer only when written as one.
 ///
-/// For rows the database answers as JSON on a hot path. A signed transaction's answer is a submission with its
-/// ledger row, forty members; `JSONDecoder`, through `Decodable`'s containers, was a twelfth of the server's time
-/// for each (docs/performance.md).
+/// For rows the database answers as JSON on a hot path: a signed transaction's answer is a submission with its
+/// ledger row, forty members, and `Decodable`'s containers cost `JSONDecoder` more than the text did
+/// (docs/performance.md, "A purchase's rows to and from PostgreSQL without `Codable`").
 public struct JSONFields {
     /// Always an `.object`; kept whole because Swift 6.3 reports a circular reference for a stored array of its
     /// members.
@@ -90,15 +90,10 @@ public struct JSONFields {
 
     /// An array of strings.
     public func strings(ifPresent key: String) throws(Problem) -> [String]? {
-        guard let value = value(key) else { return nil }
-        guard case .array(let items) = value else { throw Problem(key: key, expected: "an array of strings") }
-        var strings: [String] = []
-        strings.reserveCapacity(items.count)
-        for item in items {
-            guard case .string(let text) = item else { throw Problem(key: key, expected: "an array of strings") }
-            strings.append(String(decoding: text, as: UTF8.self))
+        try array(ifPresent: key, of: "strings") { item in
+            guard case .string(let text) = item else { return nil }
+            return String(decoding: text, as: UTF8.self)
         }
-        return strings
     }
 
     public func strings(_ key: String) throws(Problem) -> [String] {
@@ -110,14 +105,20 @@ public struct JSONFields {
 
     /// An array of objects.
     public func objects(ifPresent key: String) throws(Problem) -> [JSONFields]? {
+        try array(ifPresent: key, of: "objects", JSONFields.init)
+    }
+
+    /// The member's items, each made by `element`, which answers `nil` for an item that is not one of `what`.
+    private func array<Element>(ifPresent key: String, of what: String,
+                                _ element: (CanonicalJSON.Value) -> Element?) throws(Problem) -> [Element]? {
         guard let value = value(key) else { return nil }
-        guard case .array(let items) = value else { throw Problem(key: key, expected: "an array of objects") }
-        var objects: [JSONFields] = []
-        objects.reserveCapacity(items.count)
+        guard case .array(let items) = value else { throw Problem(key: key, expected: "an array of \(what)") }
+        var elements: [Element] = []
+        elements.reserveCapacity(items.count)
         for item in items {
-            guard let object = JSONFields(item) else { throw Problem(key: key, expected: "an array of objects") }
-            objects.append(object)
+            guard let made = element(item) else { throw Problem(key: key, expected: "an array of \(what)") }
+            elements.append(made)
         }
-        return objects
+        return elements
     }
 }

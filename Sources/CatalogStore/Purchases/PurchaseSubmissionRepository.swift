@@ -244,12 +244,20 @@ public struct PurchaseSubmissionRepository: Sendable {
         let items: String
     }
 
-    private static func signedItem(_ purchase: SignedPurchase) -> JSONObjectWriter {
+    /// The members of every intake item: whose submission it is, and the digest of what it proves.
+    private static func intakeItem(_ bundleID: String, key keyID: UUID, account accountToken: String,
+                                   proof proofSHA256: [UInt8]) -> JSONObjectWriter {
         var item = JSONObjectWriter()
-        item.add("app", purchase.bundleID)
-        item.add("keyId", purchase.keyID.uuidString)
-        item.add("accountToken", purchase.accountToken)
-        item.add("proofSha256", purchase.proofSHA256.hex)
+        item.add("app", bundleID)
+        item.add("keyId", keyID.uuidString)
+        item.add("accountToken", accountToken)
+        item.add("proofSha256", proofSHA256.hex)
+        return item
+    }
+
+    private static func signedItem(_ purchase: SignedPurchase) -> JSONObjectWriter {
+        var item = intakeItem(purchase.bundleID, key: purchase.keyID, account: purchase.accountToken,
+                              proof: purchase.proofSHA256)
         item.add("environment", purchase.facts.environment.rawValue)
         item.add("facts", PurchaseJSON.facts(purchase.facts))
         item.add("actor", PurchaseJSON.actor(purchase.actor))
@@ -259,11 +267,8 @@ public struct PurchaseSubmissionRepository: Sendable {
     }
 
     private static func receiptItem(_ receipt: QueuedReceipt) -> JSONObjectWriter {
-        var item = JSONObjectWriter()
-        item.add("app", receipt.bundleID)
-        item.add("keyId", receipt.keyID.uuidString)
-        item.add("accountToken", receipt.accountToken)
-        item.add("proofSha256", receipt.proofSHA256.hex)
+        var item = intakeItem(receipt.bundleID, key: receipt.keyID, account: receipt.accountToken,
+                              proof: receipt.proofSHA256)
         item.add("receipt", receipt.receipt)
         return item
     }
