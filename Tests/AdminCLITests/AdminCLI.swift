@@ -24,21 +24,35 @@ struct CLIResult: Sendable, CustomStringConvertible {
     var description: String { "exit \(status)\n--- stdout\n\(stdout)--- stderr\n\(stderr)" }
 }
 
+/// A folder under the system's temporary directory, removed when the last reference to it goes.
+final class TemporaryFolder: Sendable {
+    let url: URL
+
+    init(prefix: String) throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent(prefix + UUID().uuidString.prefix(8))
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+}
+
 /// The built `iap-admin` binary, run as a person or a script would: its own HOME and config directory, an
 /// environment with nothing of the developer's, and the test's server and key unless a test says otherwise.
 struct AdminCLI: Sendable {
     let server: LiveCatalog.Instance
     /// A private home; the config file goes to `home/config/iap-catalog/config.json`.
-    let home: URL
+    var home: URL { homeFolder.url }
+    /// Removes the home with the last copy of this CLI, so that a run of the suite leaves nothing in /tmp.
+    private let homeFolder: TemporaryFolder
     /// The environment every run gets (before a run's own additions).
     var environment: [String: String]
 
     /// A CLI for one test: a new home, `IAP_URL` and `IAP_KEY` (admin) set.
     static func forTest() async throws -> AdminCLI {
         let server = try await LiveCatalog.shared.instance()
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("admin-cli-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
-        return AdminCLI(server: server, home: home, environment: [
+        let homeFolder = try TemporaryFolder(prefix: "admin-cli-")
+        let home = homeFolder.url
+        return AdminCLI(server: server, homeFolder: homeFolder, environment: [
             "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
             "HOME": home.path,
             "XDG_CONFIG_HOME": home.appendingPathComponent("config").path,

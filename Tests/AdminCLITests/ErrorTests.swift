@@ -153,9 +153,8 @@ struct ErrorTests {
         let file = try cli.file("many.json", "[" + (1...30).map { #"{"productId": "p.\#($0)", "referenceName": "P \#($0)", "type": "CONSUMABLE"}"# }
             .joined(separator: ",") + "]")
         try await cli.succeed("products", "create", "--app", app, "--file", file, "--quiet")
-        let shell = AdminCLI(server: cli.server, home: cli.home, environment: cli.environment)
         let command = "set -o pipefail; for i in 1 2 3; do '\(AdminCLI.binary.path)' products list --app \(app) --all --json | head -c 10 >/dev/null || exit 9; done"
-        let result = try await shell.runProgram("/bin/bash", ["-c", command])
+        let result = try await cli.runProgram("/bin/bash", ["-c", command])
         #expect(result.status == 0, "\(result)")
         #expect(result.stderr.isEmpty, "\(result)")
     }
