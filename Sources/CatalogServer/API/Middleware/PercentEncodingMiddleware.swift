@@ -16,29 +16,6 @@ struct PercentEncodingMiddleware<Context: RequestContext>: RouterMiddleware {
 
     /// Whether every `%XX` in `text` is well-formed and the bytes they spell, with the rest, are UTF-8.
     static func decodesToUTF8(_ text: String) -> Bool {
-        guard text.utf8.contains(UInt8(ascii: "%")) else { return true }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.utf8.count)
-        var iterator = text.utf8.makeIterator()
-        while let byte = iterator.next() {
-            guard byte == UInt8(ascii: "%") else {
-                bytes.append(byte)
-                continue
-            }
-            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
-                return false
-            }
-            bytes.append(high << 4 | low)
-        }
-        return String(validating: bytes, as: UTF8.self) != nil
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
+        PercentDecoding.decoded(text) != nil
     }
 }

@@ -1,4 +1,3 @@
-import Foundation
 import HTTPTypes
 import OpenAPIRuntime
 
@@ -17,7 +16,7 @@ struct PlainHeaderValuesMiddleware: ServerMiddleware {
             let field = response.headerFields[index]
             // Only the generated layer's fields are here. The one it does not percent-encode, the ETag
             // (declared as JSON), is digits or hex: a `%` is always the encoding's.
-            guard field.value.utf8.contains(UInt8(ascii: "%")), let value = field.value.removingPercentEncoding
+            guard field.value.utf8.contains(UInt8(ascii: "%")), let value = PercentDecoding.decoded(field.value)
             else { continue }
             response.headerFields[index] = HTTPField(name: field.name, value: value)
         }

@@ -1,0 +1,33 @@
+/// Percent-encoded text (RFC 3986, section 2.1) read back, byte by byte: the URL checks and the response
+/// header fields both need it on every request, and Foundation's `removingPercentEncoding` cost more than the
+/// rest of what they do (docs/performance.md, 2026-12-05 22:19).
+enum PercentDecoding {
+    /// `text` with each `%XX` replaced by the byte it spells; `nil` when a `%` is not followed by two hex
+    /// digits or the bytes are not UTF-8.
+    static func decoded(_ text: String) -> String? {
+        guard text.utf8.contains(UInt8(ascii: "%")) else { return text }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count)
+        var iterator = text.utf8.makeIterator()
+        while let byte = iterator.next() {
+            guard byte == UInt8(ascii: "%") else {
+                bytes.append(byte)
+                continue
+            }
+            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
+                return nil
+            }
+            bytes.append(high << 4 | low)
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}
