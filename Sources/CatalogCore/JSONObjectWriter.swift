@@ -11,7 +11,12 @@ public struct JSONObjectWriter {
     public init() {}
 
     /// The object's text.
-    public var text: String { String(decoding: closed, as: UTF8.self) }
+    public var text: String {
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count + 1)
+        append(to: &output)
+        return String(decoding: output, as: UTF8.self)
+    }
 
     /// The objects as a JSON array's text.
     public static func array(_ objects: [JSONObjectWriter]) -> String {
@@ -51,7 +56,7 @@ public struct JSONObjectWriter {
     public mutating func add(_ key: String, _ object: JSONObjectWriter?) {
         guard let object else { return }
         addKey(key)
-        bytes.append(contentsOf: object.closed)
+        object.append(to: &bytes)
     }
 
     public mutating func add(_ key: String, _ objects: [JSONObjectWriter]) {
@@ -59,7 +64,11 @@ public struct JSONObjectWriter {
         Self.appendArray(objects, to: &bytes)
     }
 
-    private var closed: [UInt8] { bytes + [UInt8(ascii: "}")] }
+    /// Appends the closed object to `output`, without a copy of its own.
+    private func append(to output: inout [UInt8]) {
+        output.append(contentsOf: bytes)
+        output.append(UInt8(ascii: "}"))
+    }
 
     private mutating func addKey(_ key: String) {
         if bytes.count > 1 { bytes.append(UInt8(ascii: ",")) }
@@ -71,8 +80,7 @@ public struct JSONObjectWriter {
         output.append(UInt8(ascii: "["))
         for (index, object) in objects.enumerated() {
             if index > 0 { output.append(UInt8(ascii: ",")) }
-            output.append(contentsOf: object.bytes)
-            output.append(UInt8(ascii: "}"))
+            object.append(to: &output)
         }
         output.append(UInt8(ascii: "]"))
     }
