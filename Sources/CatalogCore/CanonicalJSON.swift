@@ -34,27 +34,43 @@ public enum CanonicalJSON {
     /// Appends the JSON string literal of the UTF-8 `bytes` to `output`. Every byte of a multi-byte character is
     /// 0x80 or more, so escaping byte by byte escapes exactly the characters below U+0020, `"` and `\`.
     static func appendQuoted(_ bytes: some Collection<UInt8>, to output: inout [UInt8]) {
-        func escaped(_ letter: Unicode.Scalar) {
-            output.append(UInt8(ascii: "\\"))
-            output.append(UInt8(ascii: letter))
-        }
         output.append(UInt8(ascii: "\""))
-        for byte in bytes {
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"): escaped(Unicode.Scalar(byte))
-            case 0x08: escaped("b")
-            case 0x0C: escaped("f")
-            case 0x0A: escaped("n")
-            case 0x0D: escaped("r")
-            case 0x09: escaped("t")
-            case ..<0x20:
-                escaped("u")
-                output.append(contentsOf: [UInt8(ascii: "0"), UInt8(ascii: "0"), hexadecimalDigit(byte >> 4),
-                                           hexadecimalDigit(byte & 0x0f)])
-            default: output.append(byte)
+        // A string's bytes are contiguous: the runs between the bytes to escape (a receipt has none) are copied
+        // whole rather than a byte at a time.
+        let copied: Void? = bytes.withContiguousStorageIfAvailable { buffer in
+            var run = buffer.startIndex
+            for index in buffer.indices where needsEscape(buffer[index]) {
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[run..<index]))
+                appendEscape(of: buffer[index], to: &output)
+                run = index + 1
+            }
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[run...]))
+        }
+        if copied == nil {
+            for byte in bytes {
+                if needsEscape(byte) { appendEscape(of: byte, to: &output) } else { output.append(byte) }
             }
         }
         output.append(UInt8(ascii: "\""))
+    }
+
+    private static func needsEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+    }
+
+    private static func appendEscape(of byte: UInt8, to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\\"))
+        switch byte {
+        case 0x08: output.append(UInt8(ascii: "b"))
+        case 0x0C: output.append(UInt8(ascii: "f"))
+        case 0x0A: output.append(UInt8(ascii: "n"))
+        case 0x0D: output.append(UInt8(ascii: "r"))
+        case 0x09: output.append(UInt8(ascii: "t"))
+        case ..<0x20:
+            output.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                                       hexadecimalDigit(byte >> 4), hexadecimalDigit(byte & 0x0f)])
+        default: output.append(byte)  // `"` and `\`
+        }
     }
 
     /// The JSON `text` as a value, or `nil` when it is not JSON.

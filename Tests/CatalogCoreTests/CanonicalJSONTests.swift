@@ -1,4 +1,4 @@
-import CatalogCore
+@testable import CatalogCore
 import Foundation
 import Testing
 
@@ -29,8 +29,13 @@ struct CanonicalJSONTests {
     func quotedMatchesReference() {
         let scalars = (0..<0x250).compactMap(Unicode.Scalar.init) + ["\u{2028}", "\u{FEFF}", "金", "🎉"]
         for scalar in scalars {
-            let text = "a" + String(scalar) + "\u{1}" + String(scalar)
-            #expect(CanonicalJSON.quoted(text) == referenceQuoted(text), "U+\(String(scalar.value, radix: 16))")
+            for text in ["a" + String(scalar) + "\u{1}" + String(scalar), String(scalar) + String(scalar) + "b"] {
+                #expect(CanonicalJSON.quoted(text) == referenceQuoted(text), "U+\(String(scalar.value, radix: 16))")
+                // Bytes that are not contiguous in memory take the loop a byte at a time.
+                var output: [UInt8] = []
+                CanonicalJSON.appendQuoted(text.utf8.lazy.map { $0 }, to: &output)
+                #expect(String(decoding: output, as: UTF8.self) == referenceQuoted(text), "U+\(String(scalar.value, radix: 16))")
+            }
         }
         #expect(CanonicalJSON.quoted("") == #""""#)
     }
