@@ -91,17 +91,26 @@ public enum PurchaseProof: Sendable, Hashable {
     }
 
     /// `text` without Unicode whitespace. A receipt is base64, ASCII, and usually has none: its bytes are read
-    /// once, and Unicode's properties are looked up only for text that is not ASCII (the lookup per character
-    /// of a receipt of a few KB was a fifth of the server's time taking receipts in).
+    /// once, as one buffer, and Unicode's properties are looked up only for text that is not ASCII (the lookup
+    /// per character of a receipt of a few KB was a fifth of the server's time taking receipts in).
     static func withoutWhitespace(_ text: String) -> String {
-        let isASCIIWhitespace = { (byte: UInt8) in (0x09...0x0D).contains(byte) || byte == 0x20 }
-        var ascii = true
-        var blanks = false
-        for byte in text.utf8 {
-            if byte >= 0x80 { ascii = false; break }
-            if isASCIIWhitespace(byte) { blanks = true }
-        }
+        let (ascii, blanks) = text.utf8.withContiguousStorageIfAvailable(Self.scan) ?? Self.scan(text.utf8)
         guard ascii else { return String(text.unicodeScalars.filter { !$0.properties.isWhitespace }) }
         return blanks ? String(decoding: text.utf8.filter { !isASCIIWhitespace($0) }, as: UTF8.self) : text
+    }
+
+    /// Whether `bytes` are all ASCII, and whether any is ASCII whitespace.
+    static func scan(_ bytes: some Sequence<UInt8>) -> (ascii: Bool, blanks: Bool) {
+        var high: UInt8 = 0
+        var blanks = false
+        for byte in bytes {
+            high |= byte
+            if isASCIIWhitespace(byte) { blanks = true }
+        }
+        return (high < 0x80, blanks)
+    }
+
+    private static func isASCIIWhitespace(_ byte: UInt8) -> Bool {
+        (0x09...0x0D).contains(byte) || byte == 0x20
     }
 }

@@ -24,7 +24,12 @@ struct PurchaseProofTests {
         for value in UInt8(0)..<0x80 {
             let text = "AB" + String(UnicodeScalar(value)) + "CD"
             #expect(PurchaseProof.receipt(text).canonicalText == Self.reference(text), "byte \(value)")
+            // Bytes that are not one buffer are read by the same loop.
+            let scanned = PurchaseProof.scan(text.utf8.lazy.map { $0 })
+            #expect(scanned == PurchaseProof.scan(Array(text.utf8)), "byte \(value)")
+            #expect(scanned.blanks == (Self.reference(text) != text), "byte \(value)")
         }
+        #expect(PurchaseProof.scan("é".utf8) == (ascii: false, blanks: false))
     }
 
     @Test("a signed transaction is its own canonical text, whitespace included")
