@@ -3,7 +3,7 @@ public enum Identifiers {
     /// A productId: 1–100 of `A–Z a–z 0–9 . _ -`.
     public static func productIDProblems(_ value: String, field: String = "productId") -> [FieldProblem] {
         guard Limits.productID.contains(value.unicodeScalars.count),
-              TextRules.isASCIIAlphanumeric(value, or: [".", "_", "-"])
+              TextRules.isASCIIAlphanumeric(value, or: "._-")
         else {
             return [FieldProblem(field: field, rule: "pattern",
                                  message: "must be 1–100 characters of A–Z a–z 0–9 . _ -")]
@@ -15,7 +15,7 @@ public enum Identifiers {
     public static func bundleIDProblems(_ value: String, field: String = "bundleId") -> [FieldProblem] {
         guard Limits.bundleID.contains(value.unicodeScalars.count),
               let first = value.first, first.isASCII, first.isLetter || first.isNumber,
-              TextRules.isASCIIAlphanumeric(value, or: [".", "-"])
+              TextRules.isASCIIAlphanumeric(value, or: ".-")
         else {
             return [FieldProblem(field: field, rule: "pattern",
                                  message: "must be 1–155 characters of A–Z a–z 0–9 . - starting with a letter or digit")]

@@ -86,6 +86,18 @@ struct LimitTests {
         #expect(Identifiers.bundleIDProblems(value).isEmpty == valid)
     }
 
+    @Test("identifiers: every character is matched against the pattern, ASCII or not")
+    func identifierCharacters() {
+        let others: [String] = ["é", "e\u{301}", "\r\n", "\u{FF11}", "\u{663}", "\u{1C5}", "\u{1F389}", "\u{200B}"]
+        for character in (0..<0x80).map({ String(UnicodeScalar(UInt8($0))) }) + others {
+            let allowed = character.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }
+            #expect(Identifiers.productIDProblems("a" + character + "b").isEmpty
+                        == (allowed || [".", "_", "-"].contains(character)), "\(character.unicodeScalars.map(\.value))")
+            #expect(Identifiers.bundleIDProblems("a" + character + "b").isEmpty
+                        == (allowed || [".", "-"].contains(character)), "\(character.unicodeScalars.map(\.value))")
+        }
+    }
+
     @Test("an app's fields are checked together")
     func appRules() {
         let app = App(bundleID: "bad id", name: "", primaryLocale: "english")
