@@ -71,7 +71,7 @@ extension CatalogAPIHandler {
             if receipt.utf8.count > Self.receiptLimit {
                 problems.append(FieldProblem(field: "receipt", rule: "maxLength",
                                              message: "is longer than \(Self.receiptLimit) characters"))
-            } else if text.isEmpty || !text.utf8.allSatisfy(Self.isBase64) {
+            } else if text.isEmpty || !Self.isBase64(text) {
                 problems.append(FieldProblem(field: "receipt", rule: "base64", message: "must be the app receipt in base64"))
             }
             proof = .receipt(receipt)
@@ -84,6 +84,11 @@ extension CatalogAPIHandler {
         }
         guard problems.isEmpty, let proof else { throw .validationFailed(problems) }
         return (proof, account)
+    }
+
+    /// Whether `text` is all base64's alphabet, its bytes read as one buffer where they are one.
+    private static func isBase64(_ text: String) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(isBase64) } ?? text.utf8.allSatisfy(isBase64)
     }
 
     private static func isBase64(_ byte: UInt8) -> Bool {
