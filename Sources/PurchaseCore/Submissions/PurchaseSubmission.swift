@@ -91,8 +91,8 @@ public enum PurchaseProof: Sendable, Hashable {
     }
 
     /// `text` without Unicode whitespace. A receipt is base64, ASCII, and usually has none: its bytes are read
-    /// once, as one buffer, and Unicode's properties are looked up only for text that is not ASCII (the lookup
-    /// per character of a receipt of a few KB was a fifth of the server's time taking receipts in).
+    /// once, as one buffer, and Unicode's properties are looked up only for text that is not ASCII (what a lookup
+    /// per character cost: docs/performance.md, 2026-11-28, "the receipt's text from its bytes").
     static func withoutWhitespace(_ text: String) -> String {
         let (ascii, blanks) = text.utf8.withContiguousStorageIfAvailable(Self.scan) ?? Self.scan(text.utf8)
         guard ascii else { return String(text.unicodeScalars.filter { !$0.properties.isWhitespace }) }

@@ -1,6 +1,6 @@
 /// Percent-encoded text (RFC 3986, section 2.1) read back, byte by byte: the URL checks and the response
-/// header fields both need it on every request, and Foundation's `removingPercentEncoding` cost more than the
-/// rest of what they do (docs/performance.md, 2026-12-05 22:19).
+/// header fields need it on every request, and Foundation's `removingPercentEncoding` was most of their cost
+/// (docs/performance.md, "The receipts' intake: text read as bytes").
 enum PercentDecoding {
     /// `text` with each `%XX` replaced by the byte it spells; `nil` when a `%` is not followed by two hex
     /// digits or the bytes are not UTF-8.
