@@ -24,18 +24,6 @@ struct CLIResult: Sendable, CustomStringConvertible {
     var description: String { "exit \(status)\n--- stdout\n\(stdout)--- stderr\n\(stderr)" }
 }
 
-/// A folder under the system's temporary directory, removed when the last reference to it goes.
-final class TemporaryFolder: Sendable {
-    let url: URL
-
-    init(prefix: String) throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent(prefix + UUID().uuidString.prefix(8))
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(at: url) }
-}
-
 /// The built `iap-admin` binary, run as a person or a script would: its own HOME and config directory, an
 /// environment with nothing of the developer's, and the test's server and key unless a test says otherwise.
 struct AdminCLI: Sendable {
@@ -153,7 +141,7 @@ struct AdminCLI: Sendable {
         try await run(arguments, environment: environment, stdin: stdin)
     }
 
-    /// Runs and expects exit 0, recording the whole result if not.
+    /// Runs and requires exit 0: a failure records the whole result and ends the test.
     @discardableResult
     func succeed(_ arguments: String..., environment: [String: String] = [:], stdin: String? = nil,
                  sourceLocation: SourceLocation = #_sourceLocation) async throws -> CLIResult {
@@ -164,7 +152,10 @@ struct AdminCLI: Sendable {
     func succeed(_ arguments: [String], environment: [String: String] = [:], stdin: String? = nil,
                  sourceLocation: SourceLocation = #_sourceLocation) async throws -> CLIResult {
         let result = try await run(arguments, environment: environment, stdin: stdin)
-        #expect(result.status == 0, "admin-cli \(arguments.joined(separator: " ")) failed:\n\(result)", sourceLocation: sourceLocation)
+        // A step that failed ends the test: what follows reads its output, and indexing a missing line would
+        // crash the whole run instead of failing this test.
+        try #require(result.status == 0, "admin-cli \(arguments.joined(separator: " ")) failed:\n\(result)",
+                     sourceLocation: sourceLocation)
         return result
     }
 
