@@ -234,9 +234,14 @@ public enum CanonicalJSON {
             return nil
         }
 
+        /// The four hex digits of a `\u` escape; `nil` unless all four are digits.
         private mutating func hex4() -> UInt32? {
-            guard position + 4 <= bytes.count, let value = UInt32(String(decoding: bytes[position..<position + 4], as: UTF8.self), radix: 16)
-            else { return nil }
+            guard position + 4 <= bytes.count else { return nil }
+            var value: UInt32 = 0
+            for digit in bytes[position..<position + 4] {
+                guard let digitValue = hexadecimalValue(digit) else { return nil }
+                value = value << 4 | UInt32(digitValue)
+            }
             position += 4
             return value
         }

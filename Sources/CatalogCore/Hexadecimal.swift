@@ -18,21 +18,25 @@ extension Sequence<UInt8> {
 
 extension [UInt8] {
     /// The bytes of hexadecimal text, two digits each (either case); a last odd digit is ignored. The text is
-    /// the service's own (a hash it stored), so a character that is not a digit is not checked for.
+    /// the service's own (a hash it stored): a character that is not a digit reads as 0 rather than being refused.
     public init(hexadecimal text: some StringProtocol) {
         self.init()
         reserveCapacity(text.utf8.count / 2)
         var iterator = text.utf8.makeIterator()
         while let high = iterator.next(), let low = iterator.next() {
-            append(hexadecimalValue(high) << 4 | hexadecimalValue(low))
+            append((hexadecimalValue(high) ?? 0) << 4 | (hexadecimalValue(low) ?? 0))
         }
     }
 }
 
-/// The value of an ASCII hexadecimal digit.
-private func hexadecimalValue(_ digit: UInt8) -> UInt8 {
-    digit >= UInt8(ascii: "a") ? digit - UInt8(ascii: "a") + 10
-        : digit >= UInt8(ascii: "A") ? digit - UInt8(ascii: "A") + 10 : digit - UInt8(ascii: "0")
+/// The value of an ASCII hexadecimal digit, either case; `nil` for any other byte.
+public func hexadecimalValue(_ digit: UInt8) -> UInt8? {
+    switch digit {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+    default: nil
+    }
 }
 
 /// The ASCII digit of a value below 16.

@@ -23,11 +23,10 @@ public enum TextRules {
 
     /// Whether every character of `value` is an ASCII letter, digit or one of the ASCII `extra`. Read as bytes:
     /// every request names its app, and each byte of a character beyond ASCII is 0x80 or more.
-    static func isASCIIAlphanumeric(_ value: String, or extra: StaticString) -> Bool {
-        let extra = UnsafeBufferPointer(start: extra.utf8Start, count: extra.utf8CodeUnitCount)
-        return value.utf8.allSatisfy { byte in
+    static func isASCIIAlphanumeric(_ value: String, or extra: String) -> Bool {
+        value.utf8.allSatisfy { byte in
             (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-                || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || extra.contains(byte)
+                || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || extra.utf8.contains(byte)
         }
     }
 }

@@ -55,7 +55,9 @@ struct CanonicalJSONTests {
         #expect(CanonicalJSON.canonical(#" { "b" : [ 1 , "\u00e9\/" ] , "a" : { "é": null, "Z": "\ud83c\udf89" } } "#)
             == #"{"a":{"Z":"🎉","é":null},"b":[1,"é/"]}"#)
         #expect(CanonicalJSON.canonical(#"["\u0001\u001F\"\\\b\f\n\r\t"]"#) == #"["\u0001\u001f\"\\\b\f\n\r\t"]"#)
-        for invalid in [#"["\ud83c"]"#, #"{"a" 1}"#, #"[1,]"#, #""abc"#, #"["\x"]"#, "[1] 2"] {
+        #expect(CanonicalJSON.canonical(#"["\u00C9\u00e9\uD83C\uDF89"]"#) == #"["Éé🎉"]"#)
+        for invalid in [#"["\ud83c"]"#, #"{"a" 1}"#, #"[1,]"#, #""abc"#, #"["\x"]"#, "[1] 2",
+                        #"["\u+041"]"#, #"["\u 041"]"#, #"["\u00g1"]"#, #"["\u004"]"#] {
             #expect(CanonicalJSON.canonical(invalid) == nil, "\(invalid)")
         }
     }

@@ -27,4 +27,12 @@ struct HexadecimalTests {
         #expect([UInt8](hexadecimal: "") == [])
         #expect([UInt8](hexadecimal: "0aF") == [0x0a])
     }
+
+    @Test("a digit's value in either case; every other byte is not a digit")
+    func digitValues() {
+        for byte in (0...255).map(UInt8.init) {
+            let reference = UInt8(String(UnicodeScalar(byte)), radix: 16)
+            #expect(hexadecimalValue(byte) == reference, "byte \(byte)")
+        }
+    }
 }

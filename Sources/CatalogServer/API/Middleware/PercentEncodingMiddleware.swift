@@ -7,15 +7,12 @@ struct PercentEncodingMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
     {
-        guard Self.decodesToUTF8(request.uri.path), request.uri.query.map(Self.decodesToUTF8) ?? true else {
+        guard PercentDecoding.decoded(request.uri.path) != nil,
+              request.uri.query.map({ PercentDecoding.decoded($0) != nil }) ?? true
+        else {
             throw Problem("bad-request", .badRequest, "The URL could not be read",
                           detail: "percent-encoded bytes in the path or query must be UTF-8")
         }
         return try await next(request, context)
-    }
-
-    /// Whether every `%XX` in `text` is well-formed and the bytes they spell, with the rest, are UTF-8.
-    static func decodesToUTF8(_ text: String) -> Bool {
-        PercentDecoding.decoded(text) != nil
     }
 }
