@@ -226,6 +226,54 @@ struct LedgerWriteTests {
         }
     }
 
+    @Test("ledger_changes lists what migration 0013's version listed, for a new row and for a changed one")
+    func changesKeepTheirList() async throws {
+        // 0013's definition under another name is the reference: 0031 made it one expression without a query.
+        let reference = try StoreFixtures.function("ledger_changes", ofMigration: 13, renamedTo: "reference_ledger_changes")
+            .replacingOccurrences(of: "CREATE FUNCTION", with: "CREATE OR REPLACE FUNCTION")
+        // Rows with every field and with the optional ones missing; instants that differ within a millisecond,
+        // which the events write alike.
+        let rows = [
+            #"{"transaction_id": "1", "environment": "Production", "original_transaction_id": "1", "quantity": 1, "#
+                + #""purchase_date": "2026-01-01T00:00:00.123Z", "price": 990, "currency": "USD", "#
+                + #""apple_type": "Consumable", "catalog_mismatch": false, "account_token": ""}"#,
+            #"{"transaction_id": "1", "environment": "Sandbox", "original_transaction_id": "0", "quantity": 2, "#
+                + #""purchase_date": "2026-01-01T00:00:00.1234Z", "expires_date": "2026-02-01T00:00:00Z", "#
+                + #""revocation_date": "2026-01-15T10:00:00.5Z", "revocation_reason": 1, "price": 1990, "#
+                + #""currency": "USD", "storefront": "USA", "apple_type": "Auto-Renewable Subscription", "#
+                + #""catalog_mismatch": true, "account_token": "\#(Self.alice)"}"#,
+            #"{"transaction_id": "2", "environment": "Xcode", "original_transaction_id": "2", "quantity": 0, "#
+                + #""purchase_date": "2026-01-01T00:00:00.124Z", "storefront": "FRA", "apple_type": "Non-Consumable", "#
+                + #""catalog_mismatch": false, "account_token": "\#(Self.bob)"}"#,
+            #"{"transaction_id": "3", "environment": "Production", "original_transaction_id": "3", "quantity": 1, "#
+                + #""purchase_date": "2026-01-01T00:00:00Z", "expires_date": "2026-02-01T00:00:00.001Z", "price": 0, "#
+                + #""currency": "EUR", "apple_type": "Consumable", "catalog_mismatch": false, "#
+                + #""account_token": "\#(Self.alice)"}"#,
+        ]
+        let url = try await TestDatabase.forSuite(Self.suite)
+        try await TestDatabase.withDatabase(url) { database in
+            try await StoreFixtures.run(reference, in: database)
+            let compared = try await StoreFixtures.values("""
+                WITH row AS (
+                    SELECT jsonb_populate_record(NULL::ledger_transactions, r) AS r
+                    FROM jsonb_array_elements('[\(rows.joined(separator: ", "))]'::jsonb) AS x(r)),
+                pair AS (
+                    SELECT NULL::ledger_transactions AS before, after.r AS after FROM row AS after
+                    UNION ALL
+                    SELECT before.r, after.r FROM row AS before, row AS after)
+                SELECT ledger_changes(before, after)::text || ' | ' || reference_ledger_changes(before, after)::text
+                FROM pair
+                """, as: String.self, in: database)
+            #expect(compared.count == rows.count * (rows.count + 1))
+            for line in compared {
+                let halves = line.components(separatedBy: " | ")
+                #expect(halves.count == 2 && halves[0] == halves[1], "\(line)")
+            }
+            // The reference's list is not empty for a new row, nor for two different rows.
+            #expect(compared.filter { $0.hasPrefix("[] ") }.count == rows.count)
+        }
+    }
+
     @Test("the database's merge and PurchaseCore's agree, source after source")
     func mergeRulesAgree() async throws {
         let url = try await TestDatabase.forSuite(Self.suite)
