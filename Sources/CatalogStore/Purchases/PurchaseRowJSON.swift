@@ -2,7 +2,7 @@ import CatalogCore
 import Foundation
 import PurchaseCore
 
-/// Submissions and ledger rows as the database's functions answer them (`to_jsonb` of a row: the column names,
+/// Submissions and ledger rows as the database's functions answer them (`row_to_json` of a row: the column names,
 /// timestamps in ISO 8601 with the session's offset), read into PurchaseCore's types with ``JSONFields``.
 enum PurchaseRowJSON {
     static func submission(_ text: String) throws -> PurchaseSubmission {
@@ -88,8 +88,8 @@ enum PurchaseRowJSON {
     }
 }
 
-/// A `timestamptz` as `to_jsonb` writes it: `2025-11-01T10:00:00.123456+00:00` (fraction and offset as the value
-/// and the session's time zone have them), read to the microsecond.
+/// A `timestamptz` as `to_jsonb` and `row_to_json` write it: `2025-11-01T10:00:00.123456+00:00` (fraction and
+/// offset as the value and the session's time zone have them), read to the microsecond.
 enum PostgresJSONTime {
     static func parse(_ text: String) -> Date? {
         let bytes = Array(text.utf8)
