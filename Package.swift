@@ -160,7 +160,7 @@ let package = Package(
         // encoding (`Configuration.catalog`), how a decoding error is read.
         .target(
             name: "CatalogAPIConventions",
-            dependencies: [.product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
+            dependencies: ["CatalogCore", .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
             // A link to CatalogAPI's document, built into the code (a copied link would point nowhere).
             resources: [.embedInCode("openapi.yaml")],
             swiftSettings: strict

@@ -1,3 +1,4 @@
+import CatalogCore
 import Foundation
 import OpenAPIRuntime
 
@@ -13,59 +14,7 @@ public struct RFC3339DateTranscoder: DateTranscoder {
     public init() {}
 
     public func encode(_ date: Date) throws -> String {
-        Self.format(date) ?? date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
-    }
-
-    /// `date` in UTC with milliseconds (cut, not rounded) in the proleptic Gregorian calendar, for years 1 to 9999;
-    /// `nil` outside them. Foundation's ISO 8601 style goes through a calendar for each date, and an answer can hold
-    /// a dozen dates.
-    static func format(_ date: Date) -> String? {
-        // To the microsecond first, as the database keeps instants: 23:59:59.999 read from it is a Double a
-        // little under, which Foundation's style writes as .998. From the date's own count (seconds from 2001),
-        // not from timeIntervalSince1970, which adds a rounding.
-        let microseconds = (date.timeIntervalSinceReferenceDate * 1_000_000).rounded()
-        guard abs(microseconds) < 1e18 else { return nil }
-        let fromReference = Int(microseconds)
-        let total = (fromReference >= 0 ? fromReference : fromReference - 999) / 1_000 + 978_307_200_000
-        // From 0001-01-01 to 9999-12-31, in milliseconds from 1970.
-        guard total >= -62_135_596_800_000, total < 253_402_300_800_000 else { return nil }
-        let days = (total >= 0 ? total : total - 86_399_999) / 86_400_000
-        let inDay = total - days * 86_400_000
-        // The proleptic Gregorian calendar's civil-from-days: the inverse of `parse`'s days-from-civil.
-        let shifted = days + 719_468
-        let era = shifted / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shiftedMonth = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
-        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        var text = [UInt8]()
-        text.reserveCapacity(24)
-        func append(_ value: Int, digits: Int) {
-            var divisor = 1
-            for _ in 1..<digits { divisor *= 10 }
-            while divisor > 0 {
-                text.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
-                divisor /= 10
-            }
-        }
-        append(year, digits: 4)
-        text.append(UInt8(ascii: "-"))
-        append(month, digits: 2)
-        text.append(UInt8(ascii: "-"))
-        append(day, digits: 2)
-        text.append(UInt8(ascii: "T"))
-        append(inDay / 3_600_000, digits: 2)
-        text.append(UInt8(ascii: ":"))
-        append(inDay / 60_000 % 60, digits: 2)
-        text.append(UInt8(ascii: ":"))
-        append(inDay / 1_000 % 60, digits: 2)
-        text.append(UInt8(ascii: "."))
-        append(inDay % 1_000, digits: 3)
-        text.append(UInt8(ascii: "Z"))
-        return String(decoding: text, as: UTF8.self)
+        RFC3339Text.milliseconds(date) ?? date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 
     public func decode(_ text: String) throws -> Date {
