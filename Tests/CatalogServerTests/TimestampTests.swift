@@ -43,7 +43,7 @@ struct TimestampTests {
         #expect(RFC3339Text.milliseconds(Date(timeIntervalSince1970: seconds)) == text)
     }
 
-    @Test("what it writes reads back as the instant cut to the millisecond; to the second, it is what Foundation writes")
+    @Test("what it writes reads back as the instant cut to the millisecond; to the second, Foundation's text")
     func writesEveryInstant() throws {
         let style = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
         // Instants spread over years 1 to 9999, each half a millisecond from the nearest whole one: a Double
@@ -62,7 +62,8 @@ struct TimestampTests {
             }
         }
         // Outside years 1 to 9999, which RFC 3339 cannot write, the year as it is.
-        #expect(RFC3339Text.milliseconds(Date(timeIntervalSince1970: -62_135_596_800.001)) == "0000-12-31T23:59:59.999Z")
+        #expect(RFC3339Text.milliseconds(Date(timeIntervalSince1970: -62_135_596_800.001))
+                    == "0000-12-31T23:59:59.999Z")
         #expect(RFC3339Text.milliseconds(Date(timeIntervalSince1970: 253_402_300_800)) == "10000-01-01T00:00:00.000Z")
         #expect(RFC3339Text.milliseconds(Date(timeIntervalSince1970: -62_198_755_200)) == "-1-01-01T00:00:00.000Z")
         #expect(RFC3339Text.milliseconds(Date(timeIntervalSince1970: .infinity)) == nil)
