@@ -14,7 +14,7 @@ public struct RFC3339DateTranscoder: DateTranscoder {
     public init() {}
 
     public func encode(_ date: Date) throws -> String {
-        RFC3339Text.milliseconds(date) ?? date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        RFC3339Text.milliseconds(date)
     }
 
     public func decode(_ text: String) throws -> Date {

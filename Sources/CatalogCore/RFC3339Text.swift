@@ -4,14 +4,17 @@ import Foundation
 /// writes: in the API's answers (CatalogAPIConventions) and in the purchases' items for the database.
 public enum RFC3339Text {
     /// `date` to the millisecond, cut (not rounded), in the proleptic Gregorian calendar; years 0 to 9999 in four
-    /// digits, others in as many as they need. `nil` beyond about 30 million years from now.
+    /// digits, others in as many as they need. Beyond about 30 million years from now, which no payload brings and
+    /// whose seconds an integer here would not hold, Foundation's ISO 8601 style writes it.
     ///
     /// The date is first rounded to the microsecond, the database's resolution: an instant such as `…59.999` read
     /// from it is a Double a little under, and cut from the Double it would be `…59.998`.
-    public static func milliseconds(_ date: Date) -> String? {
+    public static func milliseconds(_ date: Date) -> String {
         // From the date's own count (seconds from 2001), not from timeIntervalSince1970, which adds a rounding.
         let sinceReference = date.timeIntervalSinceReferenceDate
-        guard sinceReference.isFinite, abs(sinceReference) < 1e15 else { return nil }
+        guard sinceReference.isFinite, abs(sinceReference) < 1e15 else {
+            return date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        }
         let wholeSeconds = sinceReference.rounded(.down)
         var seconds = Int64(wholeSeconds) + 978_307_200
         var microseconds = Int64(((sinceReference - wholeSeconds) * 1_000_000).rounded())

@@ -36,14 +36,14 @@ enum TransactionExport {
             transaction.transactionId, transaction.environment.rawValue, transaction.originalTransactionId,
             transaction.productId, transaction.appleType, transaction.catalogType?.rawValue,
             String(transaction.catalogMismatch), String(transaction.quantity),
-            AnswerJSON.instant(transaction.purchaseDate),
-            transaction.originalPurchaseDate.map(AnswerJSON.instant), transaction.expiresDate.map(AnswerJSON.instant),
-            transaction.revocationDate.map(AnswerJSON.instant), transaction.revocationReason.map(String.init),
+            RFC3339Text.milliseconds(transaction.purchaseDate),
+            transaction.originalPurchaseDate.map(RFC3339Text.milliseconds), transaction.expiresDate.map(RFC3339Text.milliseconds),
+            transaction.revocationDate.map(RFC3339Text.milliseconds), transaction.revocationReason.map(String.init),
             transaction.price == nil ? nil : transaction.currency, transaction.price.map(Milliunits.amount),
             transaction.storefront, transaction.appTransactionId, transaction.inAppOwnershipType,
             transaction.webOrderLineItemId, transaction.transactionReason,
             transaction.accountToken.isEmpty ? nil : transaction.accountToken, String(transaction.version),
-            AnswerJSON.instant(transaction.createdAt), AnswerJSON.instant(transaction.updatedAt),
+            RFC3339Text.milliseconds(transaction.createdAt), RFC3339Text.milliseconds(transaction.updatedAt),
         ]
         return cells.map { HistoryExport.csvCell($0 ?? "") }.joined(separator: ",") + "\r\n"
     }

@@ -1,3 +1,4 @@
+import CatalogCore
 import Foundation
 import Logging
 import Synchronization
@@ -29,7 +30,7 @@ public struct JSONLogHandler: LogHandler {
         if let provided = metadataProvider?.get() { fields.merge(provided) { _, new in new } }
         if let metadata = event.metadata { fields.merge(metadata) { _, new in new } }
         var object: [String: Any] = [
-            "time": Date().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)),
+            "time": RFC3339Text.milliseconds(Date()),
             "level": event.level.rawValue, "logger": label, "message": event.message.description,
         ]
         if let error = event.error { object["error"] = String(describing: error) }

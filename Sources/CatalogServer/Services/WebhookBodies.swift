@@ -23,7 +23,7 @@ final class WebhookBodies: Sendable {
     func body(for event: HistoryEvent) throws -> ByteBuffer {
         if let made = state.withLock({ $0.bodies[event.sequence] }) { return made }
         let data = AnswerJSON.line(try Components.Schemas.HistoryEvent(event))
-        let body = ByteBuffer(string: "{\"data\":\(data),\"timestamp\":\"\(AnswerJSON.instant(event.at))\",\"type\":\"\(event.record.kind.rawValue)\"}")
+        let body = ByteBuffer(string: "{\"data\":\(data),\"timestamp\":\"\(RFC3339Text.milliseconds(event.at))\",\"type\":\"\(event.record.kind.rawValue)\"}")
         state.withLock { state in
             guard state.bodies[event.sequence] == nil else { return }
             state.bodies[state.order[state.next]] = nil

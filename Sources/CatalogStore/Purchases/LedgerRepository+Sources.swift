@@ -53,7 +53,7 @@ extension LedgerRepository {
         item.add("notificationType", notification.notificationType)
         item.add("subtype", notification.subtype)
         item.add("environment", notification.environment.rawValue)
-        item.add("signedDate", PurchaseJSON.instant(notification.signedDate))
+        item.add("signedDate", RFC3339Text.milliseconds(notification.signedDate))
         item.add("transactionId", notification.facts?.transactionId)
         item.add("originalTransactionId", notification.facts?.originalTransactionId)
         item.add("facts", notification.facts.map(PurchaseJSON.facts))

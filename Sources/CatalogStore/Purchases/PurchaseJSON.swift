@@ -15,10 +15,10 @@ enum PurchaseJSON {
         object.add("appleType", facts.appleType)
         object.add("applePurchaseType", facts.applePurchaseType?.rawValue)
         object.add("quantity", facts.quantity)
-        object.add("purchaseDate", instant(facts.purchaseDate))
-        object.add("originalPurchaseDate", facts.originalPurchaseDate.map(instant))
-        object.add("expiresDate", facts.expiresDate.map(instant))
-        object.add("revocationDate", facts.revocationDate.map(instant))
+        object.add("purchaseDate", RFC3339Text.milliseconds(facts.purchaseDate))
+        object.add("originalPurchaseDate", facts.originalPurchaseDate.map(RFC3339Text.milliseconds))
+        object.add("expiresDate", facts.expiresDate.map(RFC3339Text.milliseconds))
+        object.add("revocationDate", facts.revocationDate.map(RFC3339Text.milliseconds))
         object.add("revocationReason", facts.revocationReason)
         object.add("refundReversed", facts.refundReversed)
         object.add("price", facts.price)
@@ -39,10 +39,5 @@ enum PurchaseJSON {
         object.add("name", actor.name)
         object.add("role", actor.role?.rawValue)
         return object
-    }
-
-    /// `date` as RFC 3339 UTC to the millisecond.
-    static func instant(_ date: Date) -> String {
-        RFC3339Text.milliseconds(date) ?? date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 }

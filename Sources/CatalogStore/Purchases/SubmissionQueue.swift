@@ -247,7 +247,7 @@ public struct SubmissionQueue: Sendable {
         item.add("appleStatus", outcome.appleStatus)
         item.add("problems", strings: outcome.problems)
         item.add("malformed", outcome.malformedAnswer)
-        item.add("nextAttemptAt", outcome.nextAttemptAt.map(PurchaseJSON.instant))
+        item.add("nextAttemptAt", outcome.nextAttemptAt.map(RFC3339Text.milliseconds))
         item.add("transactions", outcome.transactions.sorted {
             ($0.environment.rawValue, $0.transactionId) < ($1.environment.rawValue, $1.transactionId)
         }.map(PurchaseJSON.facts))

@@ -1,4 +1,4 @@
-import CatalogAPIConventions
+import CatalogCore
 import Foundation
 import OpenAPIRuntime
 
@@ -10,15 +10,10 @@ enum AnswerJSON {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .custom { date, encoder in
             var container = encoder.singleValueContainer()
-            try container.encode(instant(date))
+            try container.encode(RFC3339Text.milliseconds(date))
         }
         return encoder
     }()
-
-    /// RFC 3339 UTC to the millisecond, as the JSON answers write it.
-    static func instant(_ date: Date) -> String {
-        (try? RFC3339DateTranscoder().encode(date)) ?? date.formatted(Date.ISO8601FormatStyle())
-    }
 
     /// `value` on one line (no newline at its end); `{}` if it cannot be encoded, which the API's types always can.
     static func line(_ value: some Encodable) -> String {
