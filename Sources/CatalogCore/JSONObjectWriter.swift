@@ -1,3 +1,5 @@
+import Foundation
+
 /// A JSON object written member by member, in the order added, as `JSONEncoder` writes a type's synthesized
 /// encoding: a `nil` value is left out, strings are escaped as ``CanonicalJSON`` escapes them.
 ///
@@ -11,11 +13,14 @@ public struct JSONObjectWriter {
     public init() {}
 
     /// The object's text.
-    public var text: String {
+    public var text: String { String(decoding: utf8, as: UTF8.self) }
+
+    /// The object's text as UTF-8.
+    public var utf8: [UInt8] {
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count + 1)
         append(to: &output)
-        return String(decoding: output, as: UTF8.self)
+        return output
     }
 
     /// The objects as a JSON array's text.
@@ -43,6 +48,12 @@ public struct JSONObjectWriter {
         bytes.append(contentsOf: (value ? "true" : "false").utf8)
     }
 
+    /// A date as the API writes it (``RFC3339Text/milliseconds(_:)``).
+    public mutating func add(_ key: String, _ date: Date?) {
+        guard let date else { return }
+        add(key, RFC3339Text.milliseconds(date))
+    }
+
     public mutating func add(_ key: String, strings: [String]) {
         addKey(key)
         bytes.append(UInt8(ascii: "["))
@@ -59,7 +70,8 @@ public struct JSONObjectWriter {
         object.append(to: &bytes)
     }
 
-    public mutating func add(_ key: String, _ objects: [JSONObjectWriter]) {
+    public mutating func add(_ key: String, _ objects: [JSONObjectWriter]?) {
+        guard let objects else { return }
         addKey(key)
         Self.appendArray(objects, to: &bytes)
     }

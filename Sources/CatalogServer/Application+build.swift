@@ -173,6 +173,7 @@ func buildRouter(database: Database, migrator: Migrator, snapshots: IdentifierSn
     router.add(middleware: UTF8BodyMiddleware())
     router.add(middleware: NullValueMiddleware())
     router.add(middleware: IdempotencyMiddleware(store: database.idempotency))
+    router.add(middleware: PurchaseIntakeMiddleware(handler: handler))
     router.get("/openapi.yaml") { _, _ -> Response in
         Response(status: .ok, headers: [.contentType: "application/yaml"],
                  body: ResponseBody(byteBuffer: ByteBuffer(bytes: CatalogAPIDocument.yaml)))

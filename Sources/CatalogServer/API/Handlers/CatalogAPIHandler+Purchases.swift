@@ -17,10 +17,33 @@ extension CatalogAPIHandler {
     /// Steps 6 to 9 of "server mode": a signed transaction verified now and recorded with its transaction, or a
     /// receipt stored and queued for the verification worker.
     func submitPurchase(_ input: Operations.SubmitPurchase.Input) async throws -> Operations.SubmitPurchase.Output {
+        let body: PurchaseSubmissionBody? = if case .json(let json) = input.body {
+            PurchaseSubmissionBody(signedTransaction: json.signedTransaction, receipt: json.receipt,
+                                   accountToken: json.accountToken)
+        } else {
+            nil
+        }
+        switch try await intake(bundleID: input.path.bundleId, body: body) {
+        case .final(let submission):
+            return .ok(.init(body: .json(submission)))
+        case .queued(let submission, let location):
+            return .accepted(.init(headers: .init(location: location), body: .json(submission)))
+        }
+    }
+
+    /// What the intake answers: a submission with its outcome (200), or one queued for verification (202, with
+    /// where to read it).
+    enum IntakeAnswer {
+        case final(Components.Schemas.PurchaseSubmission)
+        case queued(Components.Schemas.PurchaseSubmission, location: String)
+    }
+
+    /// The intake of one submission for `bundleID`, as the generated handler and the fast path
+    /// (``PurchaseIntakeMiddleware``) take it; `body` is `nil` when it is not JSON.
+    func intake(bundleID: String, body: PurchaseSubmissionBody?) async throws -> IntakeAnswer {
         let key = try Access.require(.submitPurchases)
-        let bundleID = input.path.bundleId
         guard mayLookUp(app: bundleID, for: key) else { throw Self.noApp(bundleID) }
-        guard case .json(let body) = input.body else { throw Problem(status: .unsupportedMediaType) }
+        guard let body else { throw Problem(status: .unsupportedMediaType) }
         let (proof, account) = try Self.submission(body)
         if !account.isEmpty {
             try accountLimiter.admitOrRefuse(AccountKey(bundleID: bundleID, token: account),
@@ -36,22 +59,19 @@ extension CatalogAPIHandler {
             let intake = try await database.submissions.recordSigned(.init(
                 bundleID: bundleID, keyID: key.id, accountToken: account, proof: proof, facts: facts, actor: key.actor,
                 requestID: RequestScope.requestID))
-            return .ok(.init(body: .json(.init(intake.submission))))
+            return .final(.init(intake.submission))
         case .receipt(let text):
             let intake = try await database.submissions.queueReceipt(.init(
                 bundleID: bundleID, keyID: key.id, accountToken: account, receipt: text))
             if intake.created { signals.receiptsQueued() }
             let submission = Components.Schemas.PurchaseSubmission(intake.submission)
-            if intake.submission.status.isFinal { return .ok(.init(body: .json(submission))) }
-            return .accepted(.init(headers: .init(location: Self.location(of: intake.submission)),
-                                   body: .json(submission)))
+            if intake.submission.status.isFinal { return .final(submission) }
+            return .queued(submission, location: Self.location(of: intake.submission))
         }
     }
 
     /// The proof and account token of a submission's body: exactly one proof, a token in one of its layouts.
-    static func submission(_ body: Components.Schemas.PurchaseSubmissionCreate) throws(CatalogError)
-        -> (PurchaseProof, String)
-    {
+    static func submission(_ body: PurchaseSubmissionBody) throws(CatalogError) -> (PurchaseProof, String) {
         var problems: [FieldProblem] = []
         var account = ""
         if let token = body.accountToken {
