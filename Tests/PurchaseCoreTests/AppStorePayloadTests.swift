@@ -57,6 +57,50 @@ struct AppStorePayloadTests {
         #expect(throws: (any Error).self) { try Self.decoder.decode(AppStoreTransaction.self, from: Data(json.utf8)) }
     }
 
+    /// Apple's fields, every one of them set, with a member it may add later.
+    static let everyField = """
+        {"transactionId":"2000000123456789","originalTransactionId":"2000000123456780",
+         "webOrderLineItemId":"1000000123456789","bundleId":"com.example.app","productId":"com.example.app.pro",
+         "subscriptionGroupIdentifier":"21000042","purchaseDate":1732500000123,"originalPurchaseDate":1732400000000,
+         "expiresDate":1735092000123,"quantity":1,"type":"Auto-Renewable Subscription",
+         "appAccountToken":"6f6d2c1e-1f0b-4c55-9d59-6b656e636801","inAppOwnershipType":"FAMILY_SHARED",
+         "signedDate":1732500001000,"revocationReason":7,"revocationDate":-1,"isUpgraded":true,
+         "offerType":1,"offerIdentifier":"intro","environment":"Sandbox","storefront":"USA","storefrontId":"143441",
+         "transactionReason":"SOMETHING_NEW","currency":"USD","price":-4990,"offerDiscountType":"FREE_TRIAL",
+         "appTransactionId":"704289570000000001","offerPeriod":"P1M","aFieldAppleAddsLater":{"x":[1,2]}}
+        """
+
+    @Test("read by name, a transaction is what JSONDecoder makes of it", arguments: [
+        everyField, #"{}"#, #"{"transactionId":null,"quantity":null,"isUpgraded":false,"type":"Bundle"}"#,
+        #"{"productId":"caf\u00e9 \"x\"","price":9223372036854775807,"appAccountToken":"6F6D2C1E-1F0B-4C55-9D59-6B656E636801"}"#,
+    ])
+    func readByName(json: String) throws {
+        let decoded = try Self.decoder.decode(AppStoreTransaction.self, from: Data(json.utf8))
+        let read = try AppStoreTransaction(#require(JSONFields(parsing: json)))
+        #expect(read == decoded)
+    }
+
+    @Test("every field is read by name: none is left out")
+    func everyFieldReadByName() throws {
+        let read = try AppStoreTransaction(#require(JSONFields(parsing: Self.everyField)))
+        let unset = Mirror(reflecting: read).children.filter { child in
+            let value = Mirror(reflecting: child.value)
+            return value.displayStyle == .optional && value.children.isEmpty
+        }
+        #expect(unset.map(\.label) == [])
+        #expect(Mirror(reflecting: read).children.count == 28)
+    }
+
+    @Test("read by name, the same fields of the wrong kind refuse it", arguments: [
+        #"{"price":"4990"}"#, #"{"purchaseDate":"2024-11-25"}"#, #"{"quantity":1e40}"#,
+        #"{"appAccountToken":"not-a-uuid"}"#, #"{"isUpgraded":1}"#, #"{"transactionId":5}"#, #"{"type":["x"]}"#,
+        #"{"purchaseDate":1732500000123.5}"#, #"{"price":9223372036854775808}"#,
+    ])
+    func wrongKindsByName(json: String) throws {
+        #expect(throws: (any Error).self) { try Self.decoder.decode(AppStoreTransaction.self, from: Data(json.utf8)) }
+        #expect(throws: JSONFields.Problem.self) { try AppStoreTransaction(#require(JSONFields(parsing: json))) }
+    }
+
     @Test("a notification decodes its type, subtype, data and summary, and keeps types Apple adds later")
     func notification() throws {
         let json = """

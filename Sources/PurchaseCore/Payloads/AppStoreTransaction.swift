@@ -1,3 +1,4 @@
+import CatalogCore
 import Foundation
 
 /// A transaction as the App Store signs it: StoreKit 2's `Transaction.jwsRepresentation`, the App Store Server
@@ -75,4 +76,58 @@ extension AppStoreTransaction: SignedPayload {
     var claimedEnvironment: String? { environment }
     static let namesBundle = true
     var claimedBundleId: String? { bundleId }
+
+    /// Read by name rather than by `JSONDecoder`, whose containers cost a signed transaction more than its text
+    /// (docs/performance.md, "The intake without the generated layer"); the same values and the same refusals,
+    /// which PurchaseCoreTests compares.
+    static func decode(_ payload: Data) -> AppStoreTransaction? {
+        guard let text = String(validating: payload, as: UTF8.self), let fields = JSONFields(parsing: text) else {
+            return nil
+        }
+        return try? AppStoreTransaction(fields)
+    }
+}
+
+extension AppStoreTransaction {
+    /// The transaction `fields` hold, as the `Decodable` conformance reads it: an absent member and a `null` are
+    /// no value, a member of another type refuses the whole, other members are ignored.
+    public init(_ fields: JSONFields) throws(JSONFields.Problem) {
+        func date(_ key: String) throws(JSONFields.Problem) -> AppStoreDate? {
+            try fields.integer(ifPresent: key, as: Int64.self).map(AppStoreDate.init(millisecondsSince1970:))
+        }
+        self.init()
+        originalTransactionId = try fields.string(ifPresent: "originalTransactionId")
+        transactionId = try fields.string(ifPresent: "transactionId")
+        webOrderLineItemId = try fields.string(ifPresent: "webOrderLineItemId")
+        bundleId = try fields.string(ifPresent: "bundleId")
+        productId = try fields.string(ifPresent: "productId")
+        subscriptionGroupIdentifier = try fields.string(ifPresent: "subscriptionGroupIdentifier")
+        purchaseDate = try date("purchaseDate")
+        originalPurchaseDate = try date("originalPurchaseDate")
+        expiresDate = try date("expiresDate")
+        quantity = try fields.integer(ifPresent: "quantity")
+        type = try fields.string(ifPresent: "type").map(AppStoreProductType.init(rawValue:))
+        if let token = try fields.string(ifPresent: "appAccountToken") {
+            guard let uuid = UUID(uuidString: token) else {
+                throw JSONFields.Problem(key: "appAccountToken", expected: "a UUID")
+            }
+            appAccountToken = uuid
+        }
+        inAppOwnershipType = try fields.string(ifPresent: "inAppOwnershipType").map(InAppOwnershipType.init(rawValue:))
+        signedDate = try date("signedDate")
+        revocationReason = try fields.integer(ifPresent: "revocationReason").map(RevocationReason.init(rawValue:))
+        revocationDate = try date("revocationDate")
+        isUpgraded = try fields.bool(ifPresent: "isUpgraded")
+        offerType = try fields.integer(ifPresent: "offerType")
+        offerIdentifier = try fields.string(ifPresent: "offerIdentifier")
+        environment = try fields.string(ifPresent: "environment")
+        storefront = try fields.string(ifPresent: "storefront")
+        storefrontId = try fields.string(ifPresent: "storefrontId")
+        transactionReason = try fields.string(ifPresent: "transactionReason").map(TransactionReason.init(rawValue:))
+        currency = try fields.string(ifPresent: "currency")
+        price = try fields.integer(ifPresent: "price", as: Int64.self)
+        offerDiscountType = try fields.string(ifPresent: "offerDiscountType")
+        appTransactionId = try fields.string(ifPresent: "appTransactionId")
+        offerPeriod = try fields.string(ifPresent: "offerPeriod")
+    }
 }

@@ -1,3 +1,4 @@
+import CatalogCore
 import Crypto
 import Foundation
 
@@ -6,7 +7,7 @@ import Foundation
 /// signature covers.
 struct CompactJWS {
     /// The header's fields this service reads. Other fields are allowed (Apple's carry none that matter).
-    struct Header: Decodable {
+    struct Header {
         var alg: String?
         var x5c: [String]?
     }
@@ -41,10 +42,17 @@ struct CompactJWS {
         guard let header, !header.isEmpty else { throw .malformed("the header is not base64url") }
         guard let payload, !payload.isEmpty else { throw .malformed("the payload is not base64url") }
         guard let signature else { throw .malformed("the signature is not base64url") }
+        // Read by name rather than by `JSONDecoder`, whose containers cost more than the text: the header is the
+        // three certificates, 3.6 KB, and every signed transaction has one.
+        let malformed = SignedDataRefusal.malformed(
+            "the header is not a JSON object with a string alg and an array of strings x5c")
+        guard let fields = String(validating: header, as: UTF8.self).flatMap(JSONFields.init(parsing:)) else {
+            throw malformed
+        }
         do {
-            self.header = try Self.decoder.decode(Header.self, from: header)
+            self.header = Header(alg: try fields.string(ifPresent: "alg"), x5c: try fields.strings(ifPresent: "x5c"))
         } catch {
-            throw .malformed("the header is not a JSON object with a string alg and an array of strings x5c")
+            throw malformed
         }
         self.payload = payload
         self.signature = signature
@@ -53,11 +61,15 @@ struct CompactJWS {
 
     /// The payload decoded as `Payload`.
     func decodePayload<Payload: SignedPayload>(as type: Payload.Type) throws(SignedDataRefusal) -> Payload {
-        do {
-            return try Self.decoder.decode(Payload.self, from: payload)
-        } catch {
+        guard let decoded = Payload.decode(payload) else {
             throw .malformed("the payload is not the JSON of an App Store \(Payload.kind)")
         }
+        return decoded
+    }
+
+    /// `payload` decoded as `Payload` by `JSONDecoder`, or `nil`.
+    static func decode<Payload: Decodable>(_ payload: Data, as type: Payload.Type) -> Payload? {
+        try? decoder.decode(Payload.self, from: payload)
     }
 
     /// Whether `key` made `signature` over the signing input with ECDSA P-256 and SHA-256 (ES256, RFC 7518 §3.4:
@@ -82,4 +94,10 @@ protocol SignedPayload: Decodable, Sendable {
     var claimedEnvironment: String? { get }
     /// The bundle the payload says it belongs to.
     var claimedBundleId: String? { get }
+    /// The payload's JSON decoded, or `nil` when it is not this kind's.
+    static func decode(_ payload: Data) -> Self?
+}
+
+extension SignedPayload {
+    static func decode(_ payload: Data) -> Self? { CompactJWS.decode(payload, as: Self.self) }
 }
