@@ -56,6 +56,20 @@ struct PurchaseIntakeFastPathTests {
         }
     }
 
+    @Test("the full submission above sets every member the document has, so that a new one is written or fails")
+    func everyMemberSet() throws {
+        let full = try #require(Self.submissions.first)
+        let transaction = try #require(full.transactions.first)
+        let source = try #require(transaction.sources?.first)
+        for value in [full, transaction, source] as [Any] {
+            let unset = Mirror(reflecting: value).children.filter { child in
+                let member = Mirror(reflecting: child.value)
+                return member.displayStyle == .optional && member.children.isEmpty
+            }
+            #expect(unset.map(\.label) == [], "\(type(of: value))")
+        }
+    }
+
     /// A full submission with awkward strings, and a bare one.
     static let submissions: [Components.Schemas.PurchaseSubmission] = {
         let instant = Date(timeIntervalSince1970: 1_764_000_000.125)
