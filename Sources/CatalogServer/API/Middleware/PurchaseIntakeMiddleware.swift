@@ -5,7 +5,7 @@ import NIOCore
 /// The purchase intake's fast path: `POST /v1/apps/{bundleId}/purchases` in the form every client sends is
 /// answered here, by the generated handler's own ``CatalogAPIHandler/intake(bundleID:body:)``, without the generated
 /// layer around it. That layer's request and answer (its body streams, `JSONDecoder` and `JSONEncoder` over the
-/// generated types) cost a signed transaction about a sixth of the server's time (docs/performance.md, "The
+/// generated types) cost a signed transaction about a fifth of the server's time (docs/performance.md, "The
 /// intake without the generated layer").
 ///
 /// It runs after every other middleware, so keys, limits, idempotency and problems are what they are for any
