@@ -117,6 +117,35 @@ struct DrainTests {
         #expect(try await next.waitForExit(timeout: .seconds(10)) == 0)
     }
 
+    /// Known, not fixed yet (docs/decisions.md, "A stop with the database gone"): the workers wait for a
+    /// connection the pool cannot make, until its circuit breaker trips about a minute later. `withKnownIssue`
+    /// keeps the run green and fails this test once the stop is prompt, so that the wrapper goes with the fix.
+    @Test("SIGTERM after PostgreSQL went away: the workers waiting for a connection stop with the rest, exit 0 at once")
+    func stopWithoutDatabase() async throws {
+        let cluster = try await PrivateCluster.start("drain_no_database")
+        do {
+            let (owner, service) = try await cluster.database("iap_catalog")
+            let server = try await ServerProcess(databaseURL: service, migrationURL: owner)
+            try await cluster.stop()
+            // Long enough for every worker to be waiting for a connection the pool cannot make.
+            try await Task.sleep(for: .seconds(3))
+            let clock = ContinuousClock()
+            server.send(SIGTERM)
+            let signalled = clock.now
+            let status = try await server.waitForExit(timeout: .seconds(15))
+            let exitedAfter = clock.now - signalled
+            withKnownIssue("a stop with PostgreSQL gone waits for the pool's circuit breaker (about 65 s)") {
+                #expect(status == 0, "exit status \(String(describing: status)) \(exitedAfter) after SIGTERM")
+                #expect(exitedAfter < .seconds(10), "still running \(exitedAfter) after SIGTERM")
+            }
+            print("drain: SIGTERM with PostgreSQL gone: \(status == nil ? "still running" : "exited") \(exitedAfter) after the signal")
+        } catch {
+            await cluster.destroy()
+            throw error
+        }
+        await cluster.destroy()
+    }
+
     @Test("SIGTERM with a read waiting for a receipt's outcome (?wait=20): answered at once with what is known, exit 0")
     func waitingReadAnswers() async throws {
         let url = try await TestDatabase.forSuite("drain_wait")
