@@ -117,9 +117,6 @@ struct DrainTests {
         #expect(try await next.waitForExit(timeout: .seconds(10)) == 0)
     }
 
-    /// Known, not fixed yet (docs/decisions.md, "A stop with the database gone"): the workers wait for a
-    /// connection the pool cannot make, until its circuit breaker trips about a minute later. `withKnownIssue`
-    /// keeps the run green and fails this test once the stop is prompt, so that the wrapper goes with the fix.
     @Test("SIGTERM after PostgreSQL went away: the workers waiting for a connection stop with the rest, exit 0 at once")
     func stopWithoutDatabase() async throws {
         let cluster = try await PrivateCluster.start("drain_no_database")
@@ -134,10 +131,8 @@ struct DrainTests {
             let signalled = clock.now
             let status = try await server.waitForExit(timeout: .seconds(15))
             let exitedAfter = clock.now - signalled
-            withKnownIssue("a stop with PostgreSQL gone waits for the pool's circuit breaker (about 65 s)") {
-                #expect(status == 0, "exit status \(String(describing: status)) \(exitedAfter) after SIGTERM")
-                #expect(exitedAfter < .seconds(10), "still running \(exitedAfter) after SIGTERM")
-            }
+            #expect(status == 0, "exit status \(String(describing: status)) \(exitedAfter) after SIGTERM:\n\(server.log.suffix(3000))")
+            #expect(exitedAfter < .seconds(10), "still running \(exitedAfter) after SIGTERM")
             print("drain: SIGTERM with PostgreSQL gone: \(status == nil ? "still running" : "exited") \(exitedAfter) after the signal")
         } catch {
             await cluster.destroy()

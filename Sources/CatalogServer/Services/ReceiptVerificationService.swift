@@ -96,14 +96,19 @@ final class ReceiptVerificationService: Service {
                     if held.isStopping || Task.isCancelled { break }
                     let asked = min(room, settings.leaseBatch)
                     do {
-                        let leases = try await queue.lease(asked, for: settings.lease)
+                        // Each wait for the database ends when the server stops: with the database gone, nothing
+                        // else would end it before the pool gives up, a minute later. A lease taken but not read
+                        // stays leased until it expires, as after a crash.
+                        let leases = try await cancelWhenGracefulShutdown { [queue, settings] in
+                            try await queue.lease(asked, for: settings.lease)
+                        }
                         let leasedAt = ContinuousClock.now
                         let secrets: [String: AppStoreSharedSecret]
                         do {
-                            secrets = try await sharedSecrets(of: leases)
+                            secrets = try await cancelWhenGracefulShutdown { try await self.sharedSecrets(of: leases) }
                         } catch {
                             // Nothing was asked: the leases go back at once (or expire, if the database is gone).
-                            _ = try? await queue.release(leases)
+                            _ = try? await cancelWhenGracefulShutdown { [queue] in try await queue.release(leases) }
                             throw error
                         }
                         for lease in leases {
@@ -118,10 +123,11 @@ final class ReceiptVerificationService: Service {
                         }
                         if leases.count == asked {
                             pause = .zero  // more may be due now
-                        } else if let next = try await queue.untilNextDue() {
+                        } else if let next = try await cancelWhenGracefulShutdown({ [queue] in try await queue.untilNextDue() }) {
                             pause = min(settings.poll, max(next, Self.contendedPause))
                         }
                     } catch {
+                        if held.isStopping { break }
                         failures += 1
                         if failures == 1 {
                             logger.warning("cannot lease receipts; trying again", metadata: ["error": "\(error)"])

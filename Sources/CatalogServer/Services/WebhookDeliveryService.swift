@@ -80,7 +80,11 @@ final class WebhookDeliveryService: Service, Sendable {
         await withGracefulShutdownHandler {
             while !Task.isCancelled && !state.withLock({ $0.stopping }) {
                 do {
-                    try await tend()
+                    // Ends when the server stops: with the database gone, its wait for a connection would
+                    // otherwise last until the pool gives up, a minute later.
+                    try await cancelWhenGracefulShutdown { try await self.tend() }
+                } catch where state.withLock({ $0.stopping }) {
+                    break
                 } catch {
                     logger.warning("webhook leases could not be renewed or taken; trying again",
                                    metadata: ["error": "\(String(reflecting: error))"])
