@@ -109,6 +109,125 @@ struct AccountLedgerTests {
         }
     }
 
+    /// 0034 checks the two forms without counted repeats; what it accepts, and the key it gives, must stay exactly
+    /// what 0023's patterns accepted and gave, or a token stored before would read differently after.
+    @Test("the token check and the account key accept exactly 0023's patterns, near misses included")
+    func tokenFormsAsThePatterns() async throws {
+        var generator = SeededGenerator(seed: 34)
+        var valid = [Self.alice, Self.bob, "00000000-0000-0000-0000-000000000000", "",
+                     "ffffffff-ffff-ffff-ffff-ffffffffffff"]
+        for _ in 0..<20 {
+            let digest = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            valid.append(AccountTokens.applicationUsernameLayout(digest))
+            valid.append(AccountTokens(digest: digest).appAccountTokenText)
+        }
+        // Each valid token changed in one place: a character replaced, removed or added, anywhere.
+        let strays: [Character] = ["-", "g", "A", "F", "0", "é", "\n", " ", "{", "_", "%"]
+        var tokens = valid
+        for token in valid where !token.isEmpty {
+            let characters = Array(token)
+            for _ in 0..<12 {
+                let place = Int.random(in: 0..<characters.count, using: &generator)
+                let stray = strays.randomElement(using: &generator)!
+                var replaced = characters, removed = characters, added = characters
+                replaced[place] = stray
+                removed.remove(at: place)
+                added.insert(stray, at: place)
+                tokens += [String(replaced), String(removed), String(added)]
+            }
+            tokens += [token.uppercased(), token + "\n", "{" + token + "}", token.replacingOccurrences(of: "-", with: "")]
+        }
+        tokens += [String(repeating: "-", count: 36), String(repeating: "-", count: 71),
+                   String(repeating: "a", count: 36), String(repeating: "a", count: 71),
+                   "aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaa-", "aaaaaaaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaa",
+                   "aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaé", "aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaéa"]
+        let corpus = tokens, validCount = valid.count
+        let url = try await TestDatabase.forSuite(Self.suite)
+        try await TestDatabase.withDatabase(url) { database in
+            let uuidForm = "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+            let eightForm = "^[0-9a-f]{8}(-[0-9a-f]{8}){7}$"
+            let rows = try await database.client.query("""
+                SELECT t, iap_account_token_valid(t), t = '' OR t ~ \(uuidForm) OR t ~ \(eightForm),
+                       coalesce(iap_account_key(t)::text, ''),
+                       coalesce(CASE WHEN t ~ \(uuidForm) THEN t::uuid
+                                     WHEN t ~ \(eightForm)
+                                         THEN iap_uuid_v4_of(decode(replace(left(t, 35), '-', ''), 'hex')) END::text, '')
+                FROM unnest(\(corpus)::text[]) AS t
+                """)
+            var count = 0, accepted = 0
+            for try await (token, checked, expected, key, expectedKey)
+                in rows.decode((String, Bool, Bool, String, String).self) {
+                count += 1
+                if expected { accepted += 1 }
+                #expect(checked == expected, "\(token.debugDescription)")
+                #expect(key == expectedKey, "\(token.debugDescription)")
+            }
+            #expect(count == corpus.count)
+            // The corpus holds both answers: every valid token, and near misses the patterns refuse.
+            #expect(accepted >= validCount && accepted < count / 2)
+        }
+    }
+
+    /// PostgreSQL plans the signals' look-up once per connection. Made while the ledger was nearly empty (a new
+    /// deployment's first minutes), the plan read the app's transactions by another index than the account's,
+    /// all of them for each transaction written, until the ledger was analyzed again (0035).
+    @Test("the signals' look-up for other App Store accounts reads the account's index, though planned on an empty ledger")
+    func storeAccountsLookUpByIndex() async throws {
+        let app = "com.accounts.lookup.plan"
+        let url = try await TestDatabase.forSuite("signals_plan")
+        try await TestDatabase.withDatabase(url) { database in
+            _ = try await Self.world(database, app)
+            try await StoreFixtures.run("ANALYZE ledger_transactions", in: database)
+            func row(_ id: String, _ account: String) -> String {
+                """
+                INSERT INTO ledger_transactions (app, environment, transaction_id, original_transaction_id, product_id,
+                    apple_type, catalog_type, catalog_mismatch, quantity, purchase_date, original_purchase_date,
+                    expires_date, revocation_date, revocation_reason, price, currency, storefront, app_transaction_id,
+                    in_app_ownership_type, web_order_line_item_id, transaction_reason, account_token)
+                SELECT n.* FROM ledger_new_row('\(app)', jsonb_build_object('environment', 'Production',
+                    'transactionId', \(id), 'productId', 'premium', 'purchaseDate', now() - interval '1 hour',
+                    'appTransactionId', 'store-' || \(id)), \(account)) AS n
+                """
+            }
+            let signals = """
+                SELECT ledger_signals(NULL, ROW(r.*)::ledger_transactions, r.account_token, '{}', 'submission',
+                                      gen_random_uuid(), '{"name": "test", "role": "client"}', 'test')
+                FROM written r
+                """
+            try await database.client.withConnection { connection in
+                func run(_ sql: String) async throws -> [PostgresRow] {
+                    try await connection.query(PostgresQuery(unsafeSQL: sql), logger: database.logger).collect()
+                }
+                func others(_ prefix: String, _ count: Int) async throws {
+                    _ = try await run(row("'\(prefix)-' || g", "gen_random_uuid()::text").replacingOccurrences(
+                        of: "SELECT n.* FROM", with: "SELECT n.* FROM generate_series(1, \(count)) AS g,"))
+                }
+                _ = try await run(row("'first'", "'\(Self.alice)'"))
+                _ = try await run("""
+                    CREATE TEMP TABLE written AS SELECT * FROM ledger_transactions WHERE transaction_id = 'first'
+                    """)
+                // The look-up's plan is made on this connection while the ledger is a few pages, unanalyzed (generic
+                // from the sixth call): a deployment's first minutes.
+                try await others("early", 300)
+                for _ in 0..<8 { _ = try await run(signals) }
+                // Then the ledger grows by thousands of other accounts' transactions in the window, unanalyzed.
+                try await others("late", 5000)
+                _ = try await run("BEGIN")
+                for _ in 0..<8 { _ = try await run(signals) }
+                let read = try await run("""
+                    SELECT sum(pg_stat_get_xact_tuples_returned(i.indexrelid))::int FROM pg_index i
+                    WHERE i.indrelid = 'ledger_transactions'::regclass
+                    """)
+                _ = try await run("COMMIT")
+                let entries = try #require(read.first).decode(Int.self)
+                // A few entries for each look-up, not the 5,300 transactions of other accounts.
+                #expect(entries < 100, "\(entries) entries of the ledger's indexes read by 8 look-ups")
+            }
+            #expect(try await StoreFixtures.values("SELECT count(*) FROM ledger_transactions", as: Int.self,
+                                                   in: database) == [5301])
+        }
+    }
+
     @Test("one account's transactions, whichever form of its token brought them; others' stay out")
     func oneAccount() async throws {
         let url = try await TestDatabase.forSuite(Self.suite)
