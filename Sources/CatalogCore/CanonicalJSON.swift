@@ -314,7 +314,7 @@ extension HistoryEvent {
         }
         member("action", first: true); text(record.action?.rawValue)
         member("actor"); json.append(UInt8(ascii: "{"))
-        member("keyId", first: true); text(record.actor.keyID?.uuidString.lowercased())
+        member("keyId", first: true); text(record.actor.keyID?.lowercaseText)
         member("name"); text(record.actor.name)
         member("role"); text(record.actor.role?.rawValue)
         json.append(UInt8(ascii: "}"))

@@ -13,7 +13,7 @@ enum Fingerprint {
         let app = snapshot.app
         lines.append(json(["app", app.bundleID, app.name, app.newsstand ? "newsstand" : "-", app.primaryLocale]))
         for group in snapshot.groups.sorted(by: { $0.id.uuidString < $1.id.uuidString }) {
-            lines.append(json(["group", group.id.uuidString.lowercased(), group.referenceName]
+            lines.append(json(["group", group.id.lowercaseText, group.referenceName]
                               + group.localizations.flatMap { [$0.locale, $0.name] }))
         }
         for product in snapshot.products.sorted(by: { $0.productID.utf8.lexicographicallyPrecedes($1.productID.utf8) }) {

@@ -84,7 +84,7 @@ public struct HistoryRepository: Sendable {
     private static func query(_ filter: HistoryFilter, newestFirst: Bool, horizon: String?, after: Int64?,
                               through: Int64? = nil, limit: Int?) -> PostgresQuery {
         let apps = filter.visibleApps.map { $0.sorted() }
-        let actorKey = filter.actor.flatMap { UUID(uuidString: $0) }
+        let actorKey = filter.actor.flatMap { UUID(text: $0) }
         let actorName = actorKey == nil ? filter.actor : nil
         return """
             SELECT \(unescaped: columns) FROM history_events

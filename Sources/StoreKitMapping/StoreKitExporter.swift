@@ -100,7 +100,7 @@ public enum StoreKitExporter {
         var groupFileIDs: [UUID: String] = [:]
         for group in source.groups {
             groupFileIDs[group.group.id] = GroupExtras(text: group.storekit)?.fileID
-                ?? StableIdentifier.of("group \(source.app.bundleID) \(group.group.id.uuidString.lowercased())")
+                ?? StableIdentifier.of("group \(source.app.bundleID) \(group.group.id.lowercaseText)")
         }
 
         var skipped: [StoreKitExport.Skipped] = []

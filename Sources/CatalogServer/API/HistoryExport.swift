@@ -30,7 +30,7 @@ enum HistoryExport {
         let cells: [String?] = [
             String(event.sequence), event.chain, String(event.chainSequence), event.canonicalAt, record.bundleID,
             record.productID, record.productVersion.map(String.init), record.kind.rawValue, record.action?.rawValue,
-            record.fromState?.rawValue, record.toState?.rawValue, record.actor.keyID?.uuidString.lowercased(),
+            record.fromState?.rawValue, record.toState?.rawValue, record.actor.keyID?.lowercaseText,
             record.actor.name, record.actor.role?.rawValue, record.reason,
             CanonicalJSON.canonical(event.changesJSON) ?? event.changesJSON, record.requestID, event.previousHash,
             event.hash,

@@ -194,7 +194,7 @@ extension ConsoleRoutes {
             },
             row("reviewNote", "Review note") { $0.reviewNote ?? "none" },
             row("familyShareable", "Family shareable") { $0.familyShareable ? "yes" : "no" },
-            row("subscriptionGroupId", "Subscription group") { $0.subscriptionGroupID?.uuidString.lowercased() ?? "none" },
+            row("subscriptionGroupId", "Subscription group") { $0.subscriptionGroupID?.lowercaseText ?? "none" },
             row("level", "Level") { $0.level.map(String.init) ?? "none" },
             row("duration", "Duration") { $0.duration?.rawValue ?? "none" },
         ]

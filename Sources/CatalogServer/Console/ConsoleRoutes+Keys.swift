@@ -57,7 +57,7 @@ extension ConsoleRoutes {
                    createdAt: Self.time(key.createdAt).display, expiresAt: key.expiresAt.map { Self.time($0).display },
                    revokedAt: key.revokedAt.map { Self.time($0).display },
                    active: key.revokedAt == nil && (key.expiresAt.map { $0 > now() } ?? true),
-                   isCaller: key.id == caller.id.uuidString.lowercased(),
+                   isCaller: key.id == caller.id.lowercaseText,
                    revokeHref: "/console/keys/\(Self.segment(key.id))/revoke")
         }
         return try templates.page("keys", KeysPage(

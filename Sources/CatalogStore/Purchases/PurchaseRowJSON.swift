@@ -62,7 +62,7 @@ enum PurchaseRowJSON {
     }
 
     static func uuid(_ row: JSONFields, _ key: String) throws -> UUID {
-        guard let uuid = UUID(uuidString: try row.string(key)) else {
+        guard let uuid = UUID(text: try row.string(key)) else {
             throw JSONFields.Problem(key: key, expected: "a UUID")
         }
         return uuid

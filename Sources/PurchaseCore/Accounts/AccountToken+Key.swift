@@ -1,3 +1,4 @@
+import CatalogCore
 import Foundation
 
 extension AccountToken {
@@ -7,7 +8,7 @@ extension AccountToken {
     /// account in the ledger, the lookups and the signals, and so are an app's own pair made by the same rule.
     /// `iap_account_key` (sql) is the same rule in SQL.
     public var accountKey: UUID {
-        if let uuid = UUID(uuidString: text) { return uuid }
+        if let uuid = UUID(text: text) { return uuid }
         let hex = Array(text.utf8.filter { $0 != UInt8(ascii: "-") }.prefix(32))
         var bytes: [UInt8] = []
         bytes.reserveCapacity(16)
@@ -20,7 +21,7 @@ extension AccountToken {
     }
 
     /// The key's text, lowercase: what answers and the ledger's `account_key` say.
-    public var accountKeyText: String { accountKey.uuidString.lowercased() }
+    public var accountKeyText: String { accountKey.lowercaseText }
 
     /// Whether this token is the seed's `applicationUsername` layout (else it is a UUID).
     public var isApplicationUsername: Bool { text.utf8.count == 71 }

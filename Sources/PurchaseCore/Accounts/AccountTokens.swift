@@ -1,3 +1,4 @@
+import CatalogCore
 import Crypto
 import Foundation
 
@@ -30,7 +31,7 @@ public struct AccountTokens: Sendable, Hashable {
 
     /// `appAccountToken` as StoreKit prints a UUID's text, in lowercase (the case Apple writes it in and the ledger
     /// keeps).
-    public var appAccountTokenText: String { appAccountToken.uuidString.lowercased() }
+    public var appAccountTokenText: String { appAccountToken.lowercaseText }
 
     /// The seed's layout of a digest: lowercase hex, a dash before every 4 bytes but the first.
     public static func applicationUsernameLayout(_ digest: [UInt8]) -> String {

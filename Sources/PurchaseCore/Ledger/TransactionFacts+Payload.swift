@@ -1,3 +1,4 @@
+import CatalogCore
 import Foundation
 
 extension TransactionFacts {
@@ -21,7 +22,7 @@ extension TransactionFacts {
             storefront: payload.storefront, appTransactionId: payload.appTransactionId,
             inAppOwnershipType: payload.inAppOwnershipType?.rawValue, webOrderLineItemId: payload.webOrderLineItemId,
             transactionReason: payload.transactionReason?.rawValue,
-            appAccountToken: payload.appAccountToken?.uuidString.lowercased())
+            appAccountToken: payload.appAccountToken?.lowercaseText)
         self = try validated()
     }
 }

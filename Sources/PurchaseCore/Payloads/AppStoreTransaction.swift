@@ -108,7 +108,7 @@ extension AppStoreTransaction {
         quantity = try fields.integer(ifPresent: "quantity")
         type = try fields.string(ifPresent: "type").map(AppStoreProductType.init(rawValue:))
         if let token = try fields.string(ifPresent: "appAccountToken") {
-            guard let uuid = UUID(uuidString: token) else {
+            guard let uuid = UUID(text: token) else {
                 throw JSONFields.Problem(key: "appAccountToken", expected: "a UUID")
             }
             appAccountToken = uuid

@@ -146,7 +146,7 @@ extension Components.Schemas.CatalogPlan {
                            groupsCreate: groups(.create), groupsUpdate: groups(.update), groupsUnchanged: groups(.unchanged)),
             subscriptionGroups: try plan.groups.map {
                 .init(path: $0.path, referenceName: $0.group.referenceName, action: EnumMapping.convert($0.action),
-                      id: $0.group.id.uuidString.lowercased(),
+                      id: $0.group.id.lowercaseText,
                       changes: try $0.changes.map(Components.Schemas.FieldChange.init))
             },
             products: try plan.products.map { step in

@@ -25,7 +25,7 @@ extension CatalogAPIHandler {
         try await database.keys.create(key, token: token, event: record(
             .keyCreated, by: creator, app: nil, changes: key.historyFields))
         return .created(.init(body: .json(.init(
-            id: key.id.uuidString.lowercased(), name: key.name, role: body.role, apps: key.apps.map { $0.sorted() },
+            id: key.id.lowercaseText, name: key.name, role: body.role, apps: key.apps.map { $0.sorted() },
             createdAt: key.createdAt, expiresAt: key.expiresAt, token: token.text))))
     }
 
@@ -38,7 +38,7 @@ extension CatalogAPIHandler {
     /// Revokes a key at once: its next request is refused. Revoking a revoked key changes nothing.
     func revokeKey(_ input: Operations.RevokeKey.Input) async throws -> Operations.RevokeKey.Output {
         let caller = try Access.require(.manageKeys)
-        guard let id = UUID(uuidString: input.path.keyId), let key = try await database.keys.find(id),
+        guard let id = UUID(text: input.path.keyId), let key = try await database.keys.find(id),
               caller.covers(apps: key.apps)
         else { throw CatalogError.notFound("no key \(input.path.keyId)") }
         _ = try await database.keys.revoke(id, at: now(), event: record(

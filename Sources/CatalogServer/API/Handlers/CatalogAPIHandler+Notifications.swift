@@ -33,7 +33,7 @@ extension CatalogAPIHandler {
             throw Problem.invalidProof(code: error.code, detail: error.description)
         }
         let notification = verified.notification.payload
-        guard let uuidText = notification.notificationUUID, let uuid = UUID(uuidString: uuidText),
+        guard let uuidText = notification.notificationUUID, let uuid = UUID(text: uuidText),
               let type = notification.notificationType?.rawValue, !type.isEmpty, type.count <= TransactionFacts.textLimit
         else {
             throw Problem.invalidProof(code: "malformed",
@@ -53,7 +53,7 @@ extension CatalogAPIHandler {
             environment: verified.notification.environment, signedDate: verified.notification.signedDate.date,
             facts: facts, requestID: RequestScope.requestID))
         return .ok(.init(body: .json(.init(
-            notificationUUID: uuid.uuidString.lowercased(), notificationType: type, subtype: subtype,
+            notificationUUID: uuid.lowercaseText, notificationType: type, subtype: subtype,
             environment: EnumMapping.convert(verified.notification.environment), duplicate: !created,
             transactionId: facts?.transactionId,
             outcome: outcome.map { EnumMapping.convert($0, to: Components.Schemas.AppStoreNotificationReceipt.OutcomePayload.self) }))))

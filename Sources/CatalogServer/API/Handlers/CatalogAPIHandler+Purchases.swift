@@ -139,7 +139,7 @@ extension CatalogAPIHandler {
     }
 
     static func location(of submission: PurchaseSubmission) -> String {
-        "/v1/apps/\(submission.bundleID)/purchases/submissions/\(submission.id.uuidString.lowercased())"
+        "/v1/apps/\(submission.bundleID)/purchases/submissions/\(submission.id.lowercaseText)"
     }
 
     /// A submission, waiting up to `wait` seconds for its outcome. A client key reads only its own.
@@ -151,7 +151,7 @@ extension CatalogAPIHandler {
             throw CatalogError.validationFailed([FieldProblem(field: "wait", rule: "range",
                                                               message: "must be between 0 and \(Self.longestWait) seconds")])
         }
-        guard mayLookUp(app: bundleID, for: key), let id = UUID(uuidString: input.path.submissionId) else {
+        guard mayLookUp(app: bundleID, for: key), let id = UUID(text: input.path.submissionId) else {
             throw CatalogError.notFound("no submission \(input.path.submissionId) in \(bundleID)")
         }
         let read = { () async throws -> PurchaseSubmission? in
@@ -192,7 +192,7 @@ extension CatalogAPIHandler {
         }
         let after = try PageCursor.decode(query.cursor) { text -> SubmissionCursor? in
             let parts = text.split(separator: ":")
-            guard parts.count == 2, let micros = Int64(parts[0]), let id = UUID(uuidString: String(parts[1])) else {
+            guard parts.count == 2, let micros = Int64(parts[0]), let id = UUID(text: String(parts[1])) else {
                 return nil
             }
             return SubmissionCursor(createdMicroseconds: micros, id: id)
@@ -209,7 +209,7 @@ extension CatalogAPIHandler {
     func retrySubmission(_ input: Operations.RetrySubmission.Input) async throws -> Operations.RetrySubmission.Output {
         let key = try Access.require(.retryPurchases)
         let bundleID = input.path.bundleId
-        guard mayLookUp(app: bundleID, for: key), let id = UUID(uuidString: input.path.submissionId),
+        guard mayLookUp(app: bundleID, for: key), let id = UUID(text: input.path.submissionId),
               let retry = try await database.submissions.retryNow(bundleID, id: id)
         else { throw CatalogError.notFound("no submission \(input.path.submissionId) in \(bundleID)") }
         switch retry {

@@ -149,7 +149,7 @@ extension Components.Schemas.StoreKitImportSummary {
 
 extension Components.Schemas.StoreKitImportGroup {
     init(_ group: ImportPlan.Group) {
-        self.init(path: group.path, id: group.group.id.uuidString.lowercased(), referenceName: group.group.referenceName,
+        self.init(path: group.path, id: group.group.id.lowercaseText, referenceName: group.group.referenceName,
                   outcome: group.isNew ? .create : .existing)
     }
 }
@@ -158,7 +158,7 @@ extension Components.Schemas.StoreKitImportProduct {
     init(_ item: ImportPlan.Item) {
         self.init(path: item.path, productId: item.product.productID, _type: EnumMapping.convert(item.product.type),
                   outcome: EnumMapping.convert(item.outcome), reason: item.reason,
-                  subscriptionGroupId: item.product.content.subscriptionGroupID?.uuidString.lowercased(),
+                  subscriptionGroupId: item.product.content.subscriptionGroupID?.lowercaseText,
                   level: item.product.content.level)
     }
 }

@@ -56,7 +56,7 @@ extension CatalogAPIHandler {
 
     private func visibleGroup(_ bundleID: String, _ groupID: String, for key: APIKey) async throws -> SubscriptionGroup {
         let app = try await visibleApp(bundleID, for: key)
-        guard let id = UUID(uuidString: groupID), let group = try await database.subscriptionGroups.find(app.bundleID, id: id)
+        guard let id = UUID(text: groupID), let group = try await database.subscriptionGroups.find(app.bundleID, id: id)
         else { throw CatalogError.notFound("no subscription group \(groupID) in \(bundleID)") }
         return group
     }

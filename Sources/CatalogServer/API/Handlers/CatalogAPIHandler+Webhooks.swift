@@ -38,7 +38,7 @@ extension CatalogAPIHandler {
         }
         deliveries?.wake()
         return .created(.init(body: .json(.init(
-            id: created.id.uuidString.lowercased(), url: created.url.description, apps: created.apps.map { $0.sorted() },
+            id: created.id.lowercaseText, url: created.url.description, apps: created.apps.map { $0.sorted() },
             kinds: created.kinds.map { $0.map { EnumMapping.convert($0) }.sorted { $0.rawValue < $1.rawValue } },
             createdAt: created.createdAt, deliveredThrough: created.deliveredThrough, secret: secret.text))))
     }
@@ -99,7 +99,7 @@ extension CatalogAPIHandler {
 
     /// The endpoint `id`, if the key may manage it (its apps are within the key's); otherwise not found.
     private func visibleWebhook(_ id: String, for key: APIKey) async throws -> WebhookEndpoint {
-        guard let uuid = UUID(uuidString: id), let endpoint = try await database.webhooks.find(uuid),
+        guard let uuid = UUID(text: id), let endpoint = try await database.webhooks.find(uuid),
               key.covers(apps: endpoint.apps)
         else { throw CatalogError.notFound("no webhook \(id)") }
         return endpoint
@@ -110,7 +110,7 @@ extension Components.Schemas.Webhook {
     init(_ endpoint: WebhookEndpoint) {
         let state: StatePayload = endpoint.disabledAt != nil ? .disabled : endpoint.failedAttempts > 0 ? .failing : .active
         self.init(
-            id: endpoint.id.uuidString.lowercased(), url: endpoint.url.description, apps: endpoint.apps.map { $0.sorted() },
+            id: endpoint.id.lowercaseText, url: endpoint.url.description, apps: endpoint.apps.map { $0.sorted() },
             kinds: endpoint.kinds.map { $0.map { EnumMapping.convert($0) }.sorted { $0.rawValue < $1.rawValue } },
             createdAt: endpoint.createdAt, state: state, deliveredThrough: endpoint.deliveredThrough,
             failingSince: endpoint.failingSince, failedAttempts: endpoint.failedAttempts,

@@ -53,7 +53,7 @@ extension Components.Schemas.Signal {
             storeAccountCount: signal.storeAccountCount, limit: signal.limit, windowHours: signal.windowHours,
             revocationDate: signal.revocationDate, revocationReason: signal.revocationReason,
             source: .init(kind: signal.sourceKind == "notification" ? .notification : .submission,
-                          id: signal.sourceId.uuidString.lowercased()),
+                          id: signal.sourceId.lowercaseText),
             raisedAt: signal.raisedAt)
     }
 }

@@ -12,7 +12,7 @@ extension Components.Schemas.App {
 
 extension Components.Schemas.SubscriptionGroup {
     init(_ group: SubscriptionGroup) {
-        self.init(id: group.id.uuidString.lowercased(), referenceName: group.referenceName,
+        self.init(id: group.id.lowercaseText, referenceName: group.referenceName,
                   localizations: group.localizations.map { .init(locale: $0.locale, name: $0.name) },
                   createdAt: group.createdAt, updatedAt: group.updatedAt)
     }
@@ -20,7 +20,7 @@ extension Components.Schemas.SubscriptionGroup {
 
 extension Components.Schemas.Key {
     init(_ key: APIKey) {
-        self.init(id: key.id.uuidString.lowercased(), name: key.name, role: EnumMapping.convert(key.role),
+        self.init(id: key.id.lowercaseText, name: key.name, role: EnumMapping.convert(key.role),
                   apps: key.apps.map { $0.sorted() }, createdAt: key.createdAt, expiresAt: key.expiresAt,
                   revokedAt: key.revokedAt)
     }
@@ -35,7 +35,7 @@ extension Components.Schemas.HistoryEvent {
             action: record.action.map { EnumMapping.convert($0) },
             fromState: record.fromState.map { EnumMapping.convert($0) },
             toState: record.toState.map { EnumMapping.convert($0) },
-            actor: .init(keyId: record.actor.keyID?.uuidString.lowercased(), name: record.actor.name,
+            actor: .init(keyId: record.actor.keyID?.lowercaseText, name: record.actor.name,
                          role: record.actor.role.map { EnumMapping.convert($0) }),
             reason: record.reason,
             changes: try record.changes.map(Components.Schemas.FieldChange.init),

@@ -31,7 +31,7 @@ extension Components.Schemas.ProductContent {
             territoryPrices: product.territoryPrices.map(Components.Schemas.TerritoryPrice.init),
             localizations: content.localizations.map(Components.Schemas.Localization.init),
             familyShareable: content.familyShareable, clearedForSale: product.clearedForSale,
-            reviewNote: content.reviewNote, subscriptionGroupId: content.subscriptionGroupID?.uuidString.lowercased(),
+            reviewNote: content.reviewNote, subscriptionGroupId: content.subscriptionGroupID?.lowercaseText,
             level: content.level, duration: content.duration.map { EnumMapping.convert($0) },
             introductoryOffer: product.introductoryOffer.map(Components.Schemas.IntroductoryOffer.init))
     }
@@ -74,7 +74,7 @@ extension ProductEdit {
          clear: [Components.Schemas.ClearableField]?) throws(CatalogError) {
         var groupID: UUID?
         if let subscriptionGroupId {
-            guard let parsed = UUID(uuidString: subscriptionGroupId) else {
+            guard let parsed = UUID(text: subscriptionGroupId) else {
                 throw .validationFailed([FieldProblem(field: "subscriptionGroupId", rule: "format",
                                                       message: "must be a subscription group's id (a UUID)")])
             }

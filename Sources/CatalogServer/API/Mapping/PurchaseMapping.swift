@@ -8,7 +8,7 @@ extension Components.Schemas.PurchaseSubmission {
     /// A submission as the API answers it; `transactions` only where asked (a listing leaves them out).
     init(_ submission: PurchaseSubmission) {
         self.init(
-            id: submission.id.uuidString.lowercased(), kind: EnumMapping.convert(submission.kind),
+            id: submission.id.lowercaseText, kind: EnumMapping.convert(submission.kind),
             status: EnumMapping.convert(submission.status),
             accountToken: submission.accountToken.isEmpty ? nil : submission.accountToken,
             environment: submission.environment.map { EnumMapping.convert($0) }, attempts: submission.attempts,
@@ -43,7 +43,7 @@ extension Components.Schemas.LedgerTransaction {
             transactionReason: transaction.transactionReason,
             accountToken: transaction.accountToken.isEmpty ? nil : transaction.accountToken,
             sources: sources?.map {
-                .init(kind: $0.kind == .submission ? .submission : .notification, id: $0.id.uuidString.lowercased(),
+                .init(kind: $0.kind == .submission ? .submission : .notification, id: $0.id.lowercaseText,
                       accountToken: $0.accountToken.isEmpty ? nil : $0.accountToken, recorded: $0.recorded, at: $0.at)
             },
             version: transaction.version, createdAt: transaction.createdAt, updatedAt: transaction.updatedAt)

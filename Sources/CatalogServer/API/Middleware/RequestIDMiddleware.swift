@@ -1,3 +1,4 @@
+import CatalogCore
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -10,7 +11,7 @@ struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
     {
-        let requestID = request.headers[Self.headerName].flatMap(Self.accepted) ?? UUID().uuidString.lowercased()
+        let requestID = request.headers[Self.headerName].flatMap(Self.accepted) ?? UUID.random().lowercaseText
         var response = try await RequestScope.$requestID.withValue(requestID) {
             try await next(request, context)
         }
