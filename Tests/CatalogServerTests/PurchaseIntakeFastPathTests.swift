@@ -99,7 +99,7 @@ struct PurchaseIntakeFastPathTests {
         ]
     }()
 
-    @Test("through the fast path and through the generated layer, the same answers", .timeLimit(.minutes(2)))
+    @Test("through the fast path and through the generated layer, the same answers", .timeLimit(.minutes(6)))
     func sameAnswers() async throws {
         let fixture = try await APIFixture.forSuite(Self.suite)
         try await fixture.purchases { api in
