@@ -31,18 +31,15 @@ extension UUID {
                      UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0))
         let read = withUnsafeMutableBytes(of: &bytes) { bytes -> Bool in
             var utf8 = text.utf8.makeIterator()
-            var count = 0
             for index in 0..<16 {
                 if index == 4 || index == 6 || index == 8 || index == 10 {
                     guard utf8.next() == UInt8(ascii: "-") else { return false }
-                    count += 1
                 }
                 guard let high = utf8.next().flatMap(hexadecimalValue), let low = utf8.next().flatMap(hexadecimalValue)
                 else { return false }
                 bytes[index] = high << 4 | low
-                count += 2
             }
-            return count == 36 && utf8.next() == nil
+            return utf8.next() == nil
         }
         guard read else { return nil }
         self.init(uuid: bytes)
