@@ -178,15 +178,17 @@ struct AccountLedgerTests {
         try await TestDatabase.withDatabase(url) { database in
             _ = try await Self.world(database, app)
             try await StoreFixtures.run("ANALYZE ledger_transactions", in: database)
-            func row(_ id: String, _ account: String) -> String {
+            /// `count` rows of the app's ledger, each with its App Store account; `id` and `account` are SQL of `g`.
+            func rows(_ count: Int, id: String, account: String) -> String {
                 """
                 INSERT INTO ledger_transactions (app, environment, transaction_id, original_transaction_id, product_id,
                     apple_type, catalog_type, catalog_mismatch, quantity, purchase_date, original_purchase_date,
                     expires_date, revocation_date, revocation_reason, price, currency, storefront, app_transaction_id,
                     in_app_ownership_type, web_order_line_item_id, transaction_reason, account_token)
-                SELECT n.* FROM ledger_new_row('\(app)', jsonb_build_object('environment', 'Production',
-                    'transactionId', \(id), 'productId', 'premium', 'purchaseDate', now() - interval '1 hour',
-                    'appTransactionId', 'store-' || \(id)), \(account)) AS n
+                SELECT n.* FROM generate_series(1, \(count)) AS g,
+                    ledger_new_row('\(app)', jsonb_build_object('environment', 'Production',
+                        'transactionId', \(id), 'productId', 'premium', 'purchaseDate', now() - interval '1 hour',
+                        'appTransactionId', 'store-' || \(id)), \(account)) AS n
                 """
             }
             let signals = """
@@ -199,10 +201,9 @@ struct AccountLedgerTests {
                     try await connection.query(PostgresQuery(unsafeSQL: sql), logger: database.logger).collect()
                 }
                 func others(_ prefix: String, _ count: Int) async throws {
-                    _ = try await run(row("'\(prefix)-' || g", "gen_random_uuid()::text").replacingOccurrences(
-                        of: "SELECT n.* FROM", with: "SELECT n.* FROM generate_series(1, \(count)) AS g,"))
+                    _ = try await run(rows(count, id: "'\(prefix)-' || g", account: "gen_random_uuid()::text"))
                 }
-                _ = try await run(row("'first'", "'\(Self.alice)'"))
+                _ = try await run(rows(1, id: "'first'", account: "'\(Self.alice)'"))
                 _ = try await run("""
                     CREATE TEMP TABLE written AS SELECT * FROM ledger_transactions WHERE transaction_id = 'first'
                     """)

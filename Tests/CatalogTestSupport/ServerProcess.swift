@@ -126,6 +126,16 @@ public final class ServerProcess: Sendable {
         return process.isRunning ? nil : process.terminationStatus
     }
 
+    /// Sends SIGTERM and waits for the exit, at most `timeout`: the exit status (`nil` if it still runs) and how
+    /// long after the signal it came.
+    public func terminate(waitingAtMost timeout: Duration) async throws -> (status: Int32?, after: Duration) {
+        let clock = ContinuousClock()
+        send(SIGTERM)
+        let signalled = clock.now
+        let status = try await waitForExit(timeout: timeout)
+        return (status, clock.now - signalled)
+    }
+
     deinit {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         try? FileManager.default.removeItem(at: logFile)

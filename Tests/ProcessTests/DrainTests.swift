@@ -91,11 +91,7 @@ struct DrainTests {
         #expect(sent.map(\.kind) == ["app_created"])
 
         // The stream waits for changes (its heartbeat is 15 s): nothing of it may hold the process.
-        let clock = ContinuousClock()
-        server.send(SIGTERM)
-        let signalled = clock.now
-        let status = try await server.waitForExit(timeout: .seconds(10))
-        let exitedAfter = clock.now - signalled
+        let (status, exitedAfter) = try await server.terminate(waitingAtMost: .seconds(10))
         #expect(status == 0, "exit status \(String(describing: status)) \(exitedAfter) after SIGTERM:\n\(server.log.suffix(2000))")
         #expect(exitedAfter < .seconds(5))
         // The stream ended: nothing after what it had sent, but perhaps a heartbeat.
@@ -126,11 +122,7 @@ struct DrainTests {
             try await cluster.stop()
             // Long enough for every worker to be waiting for a connection the pool cannot make.
             try await Task.sleep(for: .seconds(3))
-            let clock = ContinuousClock()
-            server.send(SIGTERM)
-            let signalled = clock.now
-            let status = try await server.waitForExit(timeout: .seconds(15))
-            let exitedAfter = clock.now - signalled
+            let (status, exitedAfter) = try await server.terminate(waitingAtMost: .seconds(15))
             #expect(status == 0, "exit status \(String(describing: status)) \(exitedAfter) after SIGTERM:\n\(server.log.suffix(3000))")
             #expect(exitedAfter < .seconds(10), "still running \(exitedAfter) after SIGTERM")
             print("drain: SIGTERM with PostgreSQL gone: \(status == nil ? "still running" : "exited") \(exitedAfter) after the signal")

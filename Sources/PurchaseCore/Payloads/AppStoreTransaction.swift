@@ -90,7 +90,9 @@ extension AppStoreTransaction: SignedPayload {
 
 extension AppStoreTransaction {
     /// The transaction `fields` hold, as the `Decodable` conformance reads it: an absent member and a `null` are
-    /// no value, a member of another type refuses the whole, other members are ignored.
+    /// no value, a member of another type refuses the whole, other members are ignored. One difference:
+    /// `appAccountToken` is read by `UUID(text:)`, the RFC 4122 form only, where Foundation's reader also takes
+    /// some malformed texts as a wrong id.
     public init(_ fields: JSONFields) throws(JSONFields.Problem) {
         func date(_ key: String) throws(JSONFields.Problem) -> AppStoreDate? {
             try fields.integer(ifPresent: key, as: Int64.self).map(AppStoreDate.init(millisecondsSince1970:))
