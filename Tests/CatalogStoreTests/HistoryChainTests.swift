@@ -114,7 +114,18 @@ struct HistoryChainTests {
             #"[{"new": "é \"x\"", "old": null, "field": "reviewNote"}, {"new": 1}, {"old": false, "field": ""}]"#,
             #"[{"field": "f", "old": [1, 2]}, {"field": "f", "new": {"b": 1, "a": 2}}, {"field": "f", "new": 1, "x": 2}]"#,
             #"{"field": "f", "new": 1, "old": 2, "": 3}"#, #"{"fiel": 1, "new": 2}"#,
-        ] + (0..<300).map { _ in random.json(depth: 4) }
+            // Lists of changes (0036 writes a list of up to 100 of them in one pass, then keeps the text only if it
+            // reads back as the list and no value in it is an object or array), and lists just outside that shape:
+            // elements that are not objects, other keys, nested values, strings that look like them.
+            #"[{"new": "2562982500069681", "field": "transactionId"}, {"new": 1, "field": "quantity"}, {"new": false, "field": "catalogMismatch"}]"#,
+            #"[{"new": null, "old": "x", "field": "a"}, {"old": 2.50, "field": "price"}, {"field": "f"}, {}]"#,
+            #"[{"field": "a", "new": 1}, 1]"#, #"["x"]"#, "[null]", "[[]]", "[{}]", #"[{"field": "a"}, {}, {}]"#,
+            #"[{"field": "a", "new": 1, "z": 2}]"#, #"[{"field": "a", "new": 1, "": 2}]"#, #"[{"fiel": "a", "new": 1}]"#,
+            #"[{"field": "a", "new": {"b": 1, "a": 2}}]"#, #"[{"field": "a", "old": [2, 1]}]"#, #"[{"field": {}}]"#,
+            #"[{"field": "x\":{y", "new": "\":[", "old": "{}"}, {"field": "\"new\":1", "new": "é 🎉 \u0001"}]"#,
+            "[" + (0..<100).map { #"{"new": \#($0), "field": "f\#($0)"}"# }.joined(separator: ", ") + "]",
+            "[" + (0..<101).map { #"{"new": \#($0), "field": "f\#($0)"}"# }.joined(separator: ", ") + "]",
+        ] + (0..<300).map { _ in random.json(depth: 4) } + (0..<300).map { _ in random.changes() }
         let url = try await TestDatabase.forSuite("history_chain")
         try await TestDatabase.withDatabase(url) { database in
             try await StoreFixtures.run(reference, in: database)
@@ -288,6 +299,21 @@ private extension SeededGenerator {
     mutating func string() -> String {
         let pieces = ["a", "b", "Z", "_", "é", "金", "🎉", " ", ",", ":", "\\\"", "\\\\", "\\n", "\\u0001", "\\u001f", "{", "]"]
         return "\"" + (0..<below(7)).map { _ in pieces[below(pieces.count)] }.joined() + "\""
+    }
+
+    /// A list of up to 13 changes, about one in six of its elements just outside a change's shape.
+    mutating func changes() -> String {
+        "[" + (0..<below(14)).map { _ in
+            switch below(24) {
+            case 0: return json(depth: 1)
+            case 1: return "{\"field\": \(string()), \"new\": \(json(depth: 2)), \(string()): 1}"
+            case 2: return "{\"field\": \(string()), \"old\": \(json(depth: 2))}"
+            case 3: return "{\"new\": \(json(depth: 0))}"
+            default:
+                return "{\"field\": \(string())" + (below(3) > 0 ? ", \"new\": \(json(depth: 0))" : "")
+                    + (below(3) == 0 ? ", \"old\": \(json(depth: 0))" : "") + "}"
+            }
+        }.joined(separator: ", ") + "]"
     }
 
     mutating func json(depth: Int) -> String {
