@@ -46,6 +46,8 @@
 #     harness's checks made with that key (bench/tools/purchases_check.py: 3 fresh transactions recorded
 #     once with the payload's values, the 19 forged bodies refused and none in the ledger), then runs of the
 #     harness's run.sh (wrk -c64, bodies never sent before), alternating P and S: req/s, p50/p99, non-2xx;
+#     then PostgreSQL alone recording the service's batches of new transactions with pgbench
+#     (bench/ceiling/signed.sql, two at once as the service runs them): signed transactions/s;
 #  9. receipts: S restarted with the stand-in App Store (appstore-standin serve, 3-6 s per verifyReceipt)
 #     and APPSTORE_CONCURRENCY=$RECEIPTS_CONCURRENCY; the harness's run.sh posts receipts the stand-in
 #     issued (202 = queued durably: receipts accepted/s), then bench/tools/receipts.py reads from the
@@ -79,6 +81,8 @@
 #                            with 4 endpoints needs about all of the 2 cores at 1,000/s)
 #   PURCHASES_ROUNDS [3, 1 if quick]  runs of P and of S, alternating; PURCHASES_CONNECTIONS [64]
 #   PURCHASES_WARMUP [10, 5 if quick] (each server once, then ANALYZE) PURCHASES_DURATION [20, 10 if quick]
+#   PURCHASES_CEILING_BATCH [27]  transactions per batch when PostgreSQL alone records the service's batches
+#                            (bench/ceiling/signed.sql; about the mean batch of S at 64 connections)
 #   PURCHASES_N [300000]     signed transactions the harness's setup.sh makes (each run's ledgers start empty,
 #                            so each run of P and S sends bodies its ledger has not seen while they last)
 #   RECEIPTS_N [150000]      receipts the stand-in issues once (kept in $S_RUN_DIR with its secret)
@@ -153,6 +157,7 @@ STREAMS_COUNT="${STREAMS_COUNT:-32}" STREAMS_RATE="${STREAMS_RATE:-500}" STREAMS
 WEBHOOKS_DRAIN="${WEBHOOKS_DRAIN:-180}" WEBHOOKS_PORT="${WEBHOOKS_PORT:-18093}" WEBHOOKS_LOAD="${WEBHOOKS_LOAD:-pgbench}"
 case "$WEBHOOKS_LOAD" in http|pgbench) ;; *) echo "WEBHOOKS_LOAD: http or pgbench" >&2; exit 2;; esac
 PURCHASES_ROUNDS="${PURCHASES_ROUNDS:-3}" PURCHASES_CONNECTIONS="${PURCHASES_CONNECTIONS:-64}"
+PURCHASES_CEILING_BATCH="${PURCHASES_CEILING_BATCH:-27}"
 PURCHASES_WARMUP="${PURCHASES_WARMUP:-10}" PURCHASES_DURATION="${PURCHASES_DURATION:-20}"
 PURCHASES_N="${PURCHASES_N:-300000}" RECEIPTS_N="${RECEIPTS_N:-150000}"
 RECEIPTS_WARMUP="${RECEIPTS_WARMUP:-5}" RECEIPTS_DURATION="${RECEIPTS_DURATION:-20}"
@@ -922,6 +927,23 @@ if has_step purchases; then
   done
   echo "purchases_s_hwm_kb=$(hwm_kb "$S_PID")" >> "$FACTS"
   cp "$BENCH_RUN_DIR/peer-s.log" "$OUT/server-purchases.log" 2>/dev/null || true
+  # PostgreSQL alone, the service's batches (bench/ceiling/signed.sql): PURCHASES_CEILING_BATCH new transactions
+  # per batch, as many batches at once as the service runs (2), no HTTP server and no verification; S is idle.
+  log "purchases: PostgreSQL alone, batches of $PURCHASES_CEILING_BATCH (pgbench -c2 -T$PURCHASES_DURATION, bench/ceiling/signed.sql)"
+  key_id="$(psql_as "$P_DB" -Atc "SELECT id FROM api_keys WHERE role = 'client' AND apps = ARRAY['$PURCHASES_BUNDLE'] LIMIT 1")"
+  "$PY" "$PEERS_DIR/tools/cpuacct.py" snap "$(id -u "$BENCH_USER")" > "$OUT/cpu1"
+  "${PRIO[@]}" "$PG_BIN/pgbench" -h "$BENCH_PGHOST" -p "$BENCH_PGPORT" -U "$BENCH_PGUSER" -M prepared -n -c 2 -j 2 \
+    -T "$PURCHASES_DURATION" -D app="$PURCHASES_BUNDLE" -D product="$PURCHASES_BUNDLE.removeads" -D key_id="$key_id" \
+    -D size="$PURCHASES_CEILING_BATCH" -f "$BENCH_DIR/ceiling/signed.sql" "$P_DB" \
+    > "$OUT/purchases-ceiling.txt" 2>&1 || { cat "$OUT/purchases-ceiling.txt" >&2; echo "pgbench failed" >&2; exit 1; }
+  "$PY" "$PEERS_DIR/tools/cpuacct.py" snap "$(id -u "$BENCH_USER")" > "$OUT/cpu2"
+  read -r busy other < <("$PY" "$PEERS_DIR/tools/cpuacct.py" diff "$OUT/cpu1" "$OUT/cpu2")
+  tps="$(sed -n 's/^tps = \([0-9.]*\) .*/\1/p' "$OUT/purchases-ceiling.txt")"
+  [ -n "$tps" ] || { cat "$OUT/purchases-ceiling.txt" >&2; echo "pgbench printed no tps" >&2; exit 1; }
+  { echo "purchases_ceiling_per_s=$(awk -v t="$tps" -v n="$PURCHASES_CEILING_BATCH" 'BEGIN { printf "%.1f", t * n }')"
+    echo "purchases_ceiling_batch=$PURCHASES_CEILING_BATCH"; echo "purchases_ceiling_cpu=$busy"; } >> "$FACTS"
+  log "purchases: PostgreSQL alone $(grep "^purchases_ceiling_per_s=" "$FACTS" | cut -d= -f2) signed transactions/s" \
+      "($tps batches/s); machine CPU busy $busy %"
 fi
 
 # ------------------------------------------------------------------ 9. receipts: intake, and verified end to end

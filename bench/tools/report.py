@@ -235,6 +235,10 @@ def console(med, rat, facts):
             if not math.isnan(s["server_ms"]):
                 lines.append(f"  S's CPU per signed transaction (median): server {s['server_ms']:.3f} ms, "
                              f"PostgreSQL {s['postgres_ms']:.3f} ms")
+        if f("purchases_ceiling_per_s"):
+            lines.append(f"  PostgreSQL alone, the service's batches of {f('purchases_ceiling_batch')} (pgbench -c2, "
+                         f"bench/ceiling/signed.sql): {float(f('purchases_ceiling_per_s')):,.0f} signed transactions/s, "
+                         f"machine CPU busy {f('purchases_ceiling_cpu')} %")
     if f("purchases_check"):
         lines.append(f"  checks (bench/tools/purchases_check.py): 3 fresh transactions recorded once: "
                      f"{ok(f('purchases_check') == '1')}; forged bodies refused: {f('purchases_forged_refused')} of "
@@ -441,6 +445,9 @@ def markdown(med, rat, facts):
         if not math.isnan(s["server_ms"]):
             out.append(f"| S's CPU per signed transaction: server, PostgreSQL | {s['server_ms']:.3f} ms, "
                        f"{s['postgres_ms']:.3f} ms | |")
+    if f("purchases_ceiling_per_s"):
+        out.append(f"| PostgreSQL alone recording the service's batches of {f('purchases_ceiling_batch')} new transactions, "
+                   f"two at once (pgbench, bench/ceiling/signed.sql) | {fmt(float(f('purchases_ceiling_per_s')))}/s | |")
     if f("purchases_check"):
         out.append(f"| 3 fresh transactions: 200 verified, recorded once with the payload's values; the same again: "
                    f"the same submission | {'yes' if f('purchases_check') == '1' else '**NO**'} | yes |")
