@@ -301,7 +301,8 @@ private extension SeededGenerator {
         return "\"" + (0..<below(7)).map { _ in pieces[below(pieces.count)] }.joined() + "\""
     }
 
-    /// A list of up to 13 changes, about one in six of its elements just outside a change's shape.
+    /// A list of up to 13 changes, about one in six of its elements not a plain one (another JSON value, another
+    /// key, a value that may be an object or array, no `field`).
     mutating func changes() -> String {
         "[" + (0..<below(14)).map { _ in
             switch below(24) {
