@@ -23,16 +23,13 @@ FROM generate_series(1, 2000) AS n;
 -- Both write the same text (0 lists differ).
 SELECT count(*) AS lists_that_differ FROM recorded_changes
 WHERE iap_canonical_json(changes) <> iap_canonical_json_sorting_keys(changes);
-SELECT 'one pass' AS way, sum(length(iap_canonical_json(changes))) FROM recorded_changes;
-SELECT 'a call per element' AS way, sum(length(iap_canonical_json_sorting_keys(changes))) FROM recorded_changes;
-SELECT 'one pass' AS way, sum(length(iap_canonical_json(changes))) FROM recorded_changes;
-SELECT 'a call per element' AS way, sum(length(iap_canonical_json_sorting_keys(changes))) FROM recorded_changes;
-SELECT 'one pass' AS way, sum(length(iap_canonical_json(changes))) FROM recorded_changes;
-SELECT 'a call per element' AS way, sum(length(iap_canonical_json_sorting_keys(changes))) FROM recorded_changes;
-SELECT 'one pass' AS way, sum(length(iap_canonical_json(changes))) FROM recorded_changes;
-SELECT 'a call per element' AS way, sum(length(iap_canonical_json_sorting_keys(changes))) FROM recorded_changes;
-SELECT 'one pass' AS way, sum(length(iap_canonical_json(changes))) FROM recorded_changes;
-SELECT 'a call per element' AS way, sum(length(iap_canonical_json_sorting_keys(changes))) FROM recorded_changes;
+\set one_pass 'SELECT ''one pass'' AS way, sum(length(iap_canonical_json(changes))) FROM recorded_changes;'
+\set per_element 'SELECT ''a call per element'' AS way, sum(length(iap_canonical_json_sorting_keys(changes))) FROM recorded_changes;'
+:one_pass :per_element
+:one_pass :per_element
+:one_pass :per_element
+:one_pass :per_element
+:one_pass :per_element
 
 -- The same in the history's trigger: 100 statements of history_append_all, each 27 recorded transactions' events
 -- (2,700 events), in a transaction rolled back, as 0036 has it and with 0028's function (a call per element)
