@@ -1,3 +1,4 @@
+import CatalogCore
 @testable import CatalogStore
 import CatalogTestSupport
 import Foundation
@@ -66,6 +67,104 @@ struct IntakeBatchTests {
                                "signal_raised t2 \(Ledger.alice)", "transaction_recorded t3"])
             #expect(try await database.history.verify(chain: app).verified)
         }
+    }
+
+    @Test("a batch of new transactions is answered from what the server holds, as the stored submissions say")
+    func newTransactionsAnswered() async throws {
+        let url = try await TestDatabase.forSuite(Ledger.suite)
+        try await TestDatabase.withDatabase(url) { database in
+            let app = "com.ledger.batchnew"
+            let key = try await Ledger.world(database, app)
+            let later = Ledger.day.addingTimeInterval(86_400 * 30 + 0.123)
+            let batch = [
+                Ledger.signed(app, key, jws: "jws-21", facts: Ledger.facts("t21")),
+                // Not in the catalog.
+                Ledger.signed(app, key, jws: "jws-22", facts: Ledger.facts("t22", product: "gems")),
+                // Apple's type is not the catalog's.
+                Ledger.signed(app, key, jws: "jws-23", facts: Ledger.facts("t23") {
+                    $0.appleType = "Auto-Renewable Subscription"
+                    $0.applePurchaseType = .autoRenewableSubscription
+                }),
+                // No account: credited to Apple's appAccountToken, which is not the submitting account.
+                Ledger.signed(app, key, account: "", jws: "jws-24", facts: Ledger.facts("t24") {
+                    $0.appAccountToken = Ledger.bob
+                }),
+                // Bob submits a transaction of alice's.
+                Ledger.signed(app, key, account: Ledger.bob, jws: "jws-25", facts: Ledger.facts("t25") {
+                    $0.appAccountToken = Ledger.alice
+                }),
+                // Every optional fact, refunded.
+                Ledger.signed(app, key, jws: "jws-26", facts: Ledger.facts("t26") {
+                    $0.originalTransactionId = "t20"
+                    $0.quantity = 3
+                    $0.originalPurchaseDate = Ledger.day.addingTimeInterval(-0.5)
+                    $0.expiresDate = later
+                    $0.revocationDate = later
+                    $0.revocationReason = 1
+                    $0.storefront = "FRA"
+                    $0.appTransactionId = "704289572311679"
+                    $0.inAppOwnershipType = "PURCHASED"
+                    $0.webOrderLineItemId = "2000000000260"
+                    $0.transactionReason = "RENEWAL"
+                    $0.price = nil
+                    $0.currency = nil
+                }),
+                // A refund and its reversal: not revoked.
+                Ledger.signed(app, key, jws: "jws-27", facts: Ledger.facts("t27") {
+                    $0.revocationDate = later
+                    $0.revocationReason = 0
+                    $0.refundReversed = true
+                }),
+            ]
+            let answers = try await PurchaseSubmissionRepository.recordSigned(batch, on: database).map { try #require($0) }
+            #expect(answers.map { $0.submission.transactions.first?.transaction.transactionId }
+                == ["t21", "t22", "t23", "t24", "t25", "t26", "t27"])
+            #expect(answers.map { $0.submission.transactions.first?.credited } == [true, true, true, false, false, true, true])
+            for answer in answers {
+                #expect(answer.created)
+                let stored = try #require(try await database.submissions.find(app, id: answer.submission.id))
+                // To the microsecond, the database's resolution: a Double read from PostgreSQL's binary form may
+                // differ in its last bit from one parsed from its text (the API writes both the same).
+                #expect(Self.toTheMicrosecond(answer.submission) == Self.toTheMicrosecond(stored))
+            }
+            #expect(try await database.history.verify(chain: app).verified)
+
+            // Such a batch is answered without the stored submissions (sql/0037); one with a proof seen before
+            // is answered with them, the new item too.
+            func submissionColumns(_ batch: [PurchaseSubmissionRepository.SignedPurchase]) async throws -> [Bool] {
+                let items = JSONObjectWriter.array(batch.map(PurchaseSubmissionRepository.signedItem))
+                return try await database.execute(PurchaseSubmissionRepository.RecordSigned(items: items))
+                    .map { try $0.decode((Int, Bool, String?).self).2 != nil }
+            }
+            #expect(try await submissionColumns([Ledger.signed(app, key, jws: "jws-28", facts: Ledger.facts("t28"))])
+                == [false])
+            #expect(try await submissionColumns([Ledger.signed(app, key, jws: "jws-29", facts: Ledger.facts("t29")),
+                                                 Ledger.signed(app, key, jws: "jws-21", facts: Ledger.facts("t21"))])
+                == [true, true])
+        }
+    }
+
+    static func toTheMicrosecond(_ submission: PurchaseSubmission) -> PurchaseSubmission {
+        func round(_ date: Date) -> Date {
+            Date(timeIntervalSinceReferenceDate: (date.timeIntervalSinceReferenceDate * 1_000_000).rounded() / 1_000_000)
+        }
+        var submission = submission
+        submission.createdAt = round(submission.createdAt)
+        submission.updatedAt = round(submission.updatedAt)
+        submission.finishedAt = submission.finishedAt.map(round)
+        submission.nextAttemptAt = submission.nextAttemptAt.map(round)
+        submission.leaseExpiresAt = submission.leaseExpiresAt.map(round)
+        for index in submission.transactions.indices {
+            var transaction = submission.transactions[index].transaction
+            transaction.purchaseDate = round(transaction.purchaseDate)
+            transaction.originalPurchaseDate = transaction.originalPurchaseDate.map(round)
+            transaction.expiresDate = transaction.expiresDate.map(round)
+            transaction.revocationDate = transaction.revocationDate.map(round)
+            transaction.createdAt = round(transaction.createdAt)
+            transaction.updatedAt = round(transaction.updatedAt)
+            submission.transactions[index].transaction = transaction
+        }
+        return submission
     }
 
     @Test("a renewal brought with no account is credited to its original's account, in the same batch too")

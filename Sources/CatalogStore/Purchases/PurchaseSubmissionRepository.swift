@@ -134,8 +134,36 @@ public struct PurchaseSubmissionRepository: Sendable {
                 < (b.bundleID, b.facts.environment.rawValue, b.facts.transactionId, b.accountToken)
         }
         let items = JSONObjectWriter.array(order.map { signedItem(purchases[$0]) })
-        let rows = try await database.execute(RecordSigned(items: items))
-        return try answers(rows, order: order, count: purchases.count)
+        var answers = [Intake?](repeating: nil, count: purchases.count)
+        for row in try await database.execute(RecordSigned(items: items)) {
+            let (ordinal, created, text, id, recordedAt, catalogType, credited) =
+                try row.decode((Int, Bool, String?, UUID?, Date?, String?, Bool?).self)
+            guard order.indices.contains(ordinal - 1) else { continue }
+            let position = order[ordinal - 1]
+            if let text {
+                answers[position] = Intake(created: created, submission: try PurchaseRowJSON.submission(text))
+            } else if let id, let recordedAt, let credited {
+                answers[position] = Intake(created: true, submission: recorded(
+                    purchases[position], id: id, at: recordedAt,
+                    catalogType: catalogType.flatMap(PurchaseType.init(rawValue:)), credited: credited))
+            }
+        }
+        return answers
+    }
+
+    /// The submission a new signed transaction made, with its transaction recorded by it, from what the database
+    /// answered for it (sql/0037): what the database would read back, without reading it.
+    private static func recorded(_ purchase: SignedPurchase, id: UUID, at now: Date, catalogType: PurchaseType?,
+                                 credited: Bool) -> PurchaseSubmission {
+        let transaction = LedgerTransaction.recording(purchase.facts, in: purchase.bundleID,
+                                                      account: purchase.accountToken, inheritedAccount: nil,
+                                                      catalogType: catalogType, at: now)
+        return PurchaseSubmission(
+            id: id, bundleID: purchase.bundleID, keyID: purchase.keyID, accountToken: purchase.accountToken,
+            kind: .signedTransaction, status: .verified, environment: purchase.facts.environment, attempts: 1,
+            nextAttemptAt: nil, leaseExpiresAt: nil, appleStatus: nil, problems: [], createdAt: now, updatedAt: now,
+            finishedAt: now,
+            transactions: [SubmittedTransaction(transaction: transaction, credited: credited, alreadyRecorded: false)])
     }
 
     static func queueReceipts(_ receipts: [QueuedReceipt], on database: Database) async throws -> [Intake?] {
@@ -230,10 +258,14 @@ public struct PurchaseSubmissionRepository: Sendable {
         }
     }
 
-    /// sql/0013's purchases_record_signed over the items, as JSON.
+    /// sql/0037's purchases_record_signed over the items, as JSON: each item's submission as JSON, or for a batch
+    /// of new transactions what the server writes it from.
     struct RecordSigned: JSONItemsQuery {
         static let name = "PurchaseSubmissionRepository.RecordSigned"
-        static let sql = "SELECT ordinal, created, submission::text FROM purchases_record_signed($1::jsonb)"
+        static let sql = """
+            SELECT ordinal, created, submission::text, submission_id, recorded_at, catalog_type::text, credited
+            FROM purchases_record_signed($1::jsonb)
+            """
         let items: String
     }
 
@@ -255,7 +287,7 @@ public struct PurchaseSubmissionRepository: Sendable {
         return item
     }
 
-    private static func signedItem(_ purchase: SignedPurchase) -> JSONObjectWriter {
+    static func signedItem(_ purchase: SignedPurchase) -> JSONObjectWriter {
         var item = intakeItem(purchase.bundleID, key: purchase.keyID, account: purchase.accountToken,
                               proof: purchase.proofSHA256)
         item.add("environment", purchase.facts.environment.rawValue)
