@@ -91,6 +91,13 @@ enum PurchaseRowJSON {
 /// A `timestamptz` as `to_jsonb` and `row_to_json` write it: `2025-11-01T10:00:00.123456+00:00` (fraction and
 /// offset as the value and the session's time zone have them), read to the microsecond.
 enum PostgresJSONTime {
+    /// `date` as an item writes it for the database (RFC3339Text, to the millisecond) and this reads it back: the
+    /// same `Date` the database's answer would give, where the Double computed another way may differ in its last
+    /// bit.
+    static func stored(_ date: Date) -> Date {
+        parse(RFC3339Text.milliseconds(date)) ?? date
+    }
+
     static func parse(_ text: String) -> Date? {
         let bytes = Array(text.utf8)
         var position = 0

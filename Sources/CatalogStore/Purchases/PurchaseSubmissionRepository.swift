@@ -137,14 +137,17 @@ public struct PurchaseSubmissionRepository: Sendable {
         var answers = [Intake?](repeating: nil, count: purchases.count)
         for row in try await database.execute(RecordSigned(items: items)) {
             let (ordinal, created, text, id, recordedAt, catalogType, credited) =
-                try row.decode((Int, Bool, String?, UUID?, Date?, String?, Bool?).self)
+                try row.decode((Int, Bool, String?, UUID?, String?, String?, Bool?).self)
             guard order.indices.contains(ordinal - 1) else { continue }
             let position = order[ordinal - 1]
             if let text {
                 answers[position] = Intake(created: created, submission: try PurchaseRowJSON.submission(text))
             } else if let id, let recordedAt, let credited {
+                guard let now = PostgresJSONTime.parse(recordedAt) else {
+                    throw PurchaseRowJSON.unreadable("a submission's time", recordedAt)
+                }
                 answers[position] = Intake(created: true, submission: recorded(
-                    purchases[position], id: id, at: recordedAt,
+                    purchases[position], id: id, at: now,
                     catalogType: catalogType.flatMap(PurchaseType.init(rawValue:)), credited: credited))
             }
         }
@@ -152,12 +155,16 @@ public struct PurchaseSubmissionRepository: Sendable {
     }
 
     /// The submission a new signed transaction made, with its transaction recorded by it, from what the database
-    /// answered for it (sql/0037): what the database would read back, without reading it.
+    /// answered for it (sql/0037): what reading them back would give, to the bit, without reading them.
     private static func recorded(_ purchase: SignedPurchase, id: UUID, at now: Date, catalogType: PurchaseType?,
                                  credited: Bool) -> PurchaseSubmission {
-        let transaction = LedgerTransaction.recording(purchase.facts, in: purchase.bundleID,
-                                                      account: purchase.accountToken, inheritedAccount: nil,
-                                                      catalogType: catalogType, at: now)
+        var facts = purchase.facts
+        facts.purchaseDate = PostgresJSONTime.stored(facts.purchaseDate)
+        facts.originalPurchaseDate = facts.originalPurchaseDate.map(PostgresJSONTime.stored)
+        facts.expiresDate = facts.expiresDate.map(PostgresJSONTime.stored)
+        facts.revocationDate = facts.revocationDate.map(PostgresJSONTime.stored)
+        let transaction = LedgerTransaction.recording(facts, in: purchase.bundleID, account: purchase.accountToken,
+                                                      inheritedAccount: nil, catalogType: catalogType, at: now)
         return PurchaseSubmission(
             id: id, bundleID: purchase.bundleID, keyID: purchase.keyID, accountToken: purchase.accountToken,
             kind: .signedTransaction, status: .verified, environment: purchase.facts.environment, attempts: 1,
@@ -263,7 +270,8 @@ public struct PurchaseSubmissionRepository: Sendable {
     struct RecordSigned: JSONItemsQuery {
         static let name = "PurchaseSubmissionRepository.RecordSigned"
         static let sql = """
-            SELECT ordinal, created, submission::text, submission_id, recorded_at, catalog_type::text, credited
+            SELECT ordinal, created, submission::text, submission_id, to_json(recorded_at) #>> '{}',
+                   catalog_type::text, credited
             FROM purchases_record_signed($1::jsonb)
             """
         let items: String
