@@ -11,12 +11,13 @@ import PostgresNIO
 /// (starting the statement, preparing its constraints, the commit and its WAL flush) and the round trip the
 /// server makes, which were more than a third of an action's cost (docs/performance.md).
 ///
-/// At most two batches run at once, each of at most 64 changes, the second only once half a batch waits; a
-/// change that arrives while they run waits for the next. A batch locks its product rows in one order (see
-/// ``ProductRepository/SaveStates``), so batches never wait for each other in a circle. When a batch's statement
-/// fails for any other reason than a database that is away (a trigger's refusal of one change, a writer outside
-/// the catalog's statements), its changes are written again one by one, so that each gets its own answer and one
-/// refusal is never another's.
+/// At most two batches run at once, each of at most 64 changes, the second only once 16 changes wait (a quarter
+/// of a batch, not the half the purchases' intake waits for: the actions' clients are fewer, and 32 of them could
+/// never make half a batch while another is written); a change that arrives while they run waits for the next.
+/// A batch locks its product rows in one order (see ``ProductRepository/SaveStates``), so batches never wait for
+/// each other in a circle. When a batch's statement fails for any other reason than a database that is away (a
+/// trigger's refusal of one change, a writer outside the catalog's statements), its changes are written again one
+/// by one, so that each gets its own answer and one refusal is never another's.
 final class LifecycleBatches: Sendable {
     /// One lifecycle change: `product` over `previous`, made by `cause`, with its event.
     struct Change: Sendable {
@@ -28,6 +29,7 @@ final class LifecycleBatches: Sendable {
 
     private let batches = WriteBatches<Change, Bool>(
         maximumRunning: 2, maximumSize: 64,
+        enoughForAnother: 16,
         batch: { changes, database in
             let rows = try await database.execute(ProductRepository.SaveStates(changes))
             // The batch is committed: a row that does not decode leaves unknown which changes were saved. Each

@@ -10,10 +10,10 @@ import Synchronization
 /// (``SubmissionQueue``) write through it.
 ///
 /// At most ``maximumRunning`` batches run at once, each of at most ``maximumSize`` items. A batch starts at once
-/// when none is being written; while one is, another starts only once half a batch waits (``enoughForAnother``),
-/// else the waiting items go with the next batch to start. Starting whenever a place was free made half the
-/// batches under load a single item (a lone arrival took the free place), each with its own statement, commit
-/// and chain head (docs/performance.md, 2026-11-29).
+/// when none is being written; while one is, another starts only once ``enoughForAnother`` items wait (half a
+/// batch unless the writer says otherwise), else the waiting items go with the next batch to start. Starting
+/// whenever a place was free made half the batches under load a single item (a lone arrival took the free place),
+/// each with its own statement, commit and chain head (docs/performance.md, 2026-11-29).
 ///
 /// When a batch's statement fails for any other reason than a database that is away (a deadlock with a
 /// concurrent writer, a refusal of one item), or answers nothing for an item, its items are written again one by
@@ -29,7 +29,7 @@ final class WriteBatches<Item: Sendable, Answer: Sendable>: Sendable {
     let maximumRunning: Int
     let maximumSize: Int
     /// While a batch is written, another starts only once this many items wait for it.
-    var enoughForAnother: Int { max(1, maximumSize / 2) }
+    let enoughForAnother: Int
     private let writeBatch: BatchWrite
     private let writeAlone: SingleWrite
 
@@ -58,9 +58,11 @@ final class WriteBatches<Item: Sendable, Answer: Sendable>: Sendable {
 
     private let state = Mutex(State())
 
-    init(maximumRunning: Int = 2, maximumSize: Int = 64, batch: @escaping BatchWrite, alone: @escaping SingleWrite) {
+    init(maximumRunning: Int = 2, maximumSize: Int = 64, enoughForAnother: Int? = nil, batch: @escaping BatchWrite,
+         alone: @escaping SingleWrite) {
         self.maximumRunning = maximumRunning
         self.maximumSize = maximumSize
+        self.enoughForAnother = max(1, enoughForAnother ?? maximumSize / 2)
         writeBatch = batch
         writeAlone = alone
     }

@@ -4,8 +4,9 @@ import Foundation
 import Synchronization
 import Testing
 
-/// When batches start: at once when none is being written; while one is, another only once half a batch waits,
-/// so that a lone item does not take the second place and leave the rest waiting behind a batch of one.
+/// When batches start: at once when none is being written; while one is, another only once enough items wait
+/// (half a batch unless given), so that a lone item does not take the second place and leave the rest waiting
+/// behind a batch of one.
 @Suite("Write batches")
 struct WriteBatchesTests {
     /// The sizes of the batches written, in the order they started; the first `held` wait until released.
@@ -43,9 +44,9 @@ struct WriteBatchesTests {
     }
 
     /// Two places of 64 items, as the service's batches; each item is answered itself.
-    static func batches(recordedBy recorder: Recorder) -> WriteBatches<Int, Int> {
+    static func batches(recordedBy recorder: Recorder, enoughForAnother: Int? = nil) -> WriteBatches<Int, Int> {
         WriteBatches<Int, Int>(
-            maximumRunning: 2, maximumSize: 64,
+            maximumRunning: 2, maximumSize: 64, enoughForAnother: enoughForAnother,
             batch: { items, _ in
                 await recorder.write(items.count)
                 return items.map { $0 }
@@ -66,25 +67,28 @@ struct WriteBatchesTests {
         return answered
     }
 
-    @Test("while a batch is written, the next starts only when half a batch waits; every item is answered")
-    func secondBatchWaitsForHalf() async throws {
-        let url = try await TestDatabase.forSuite("write_batches")
+    /// Half a batch by default (the purchases' intake); the actions' batches give a quarter (LifecycleBatches).
+    @Test("while a batch is written, the next starts only when enough wait (half a batch, or as given); every item is answered",
+          arguments: [(nil, 32), (16, 16)] as [(Int?, Int)])
+    func secondBatchWaitsForEnough(given: Int?, enough: Int) async throws {
+        let url = try await TestDatabase.forSuite("write_batches_\(enough)")
         try await TestDatabase.withClient(url) { client in
             let database = Database(client: client, logger: TestDatabase.logger, batching: true)
             let recorder = Recorder()
-            let batches = Self.batches(recordedBy: recorder)
+            let batches = Self.batches(recordedBy: recorder, enoughForAnother: given)
+            #expect(batches.enoughForAnother == enough)
             try await withThrowingTaskGroup(of: (Int, Int).self) { group in
                 defer { recorder.releaseAll() }
                 group.addTask { (0, try await batches.write(0, on: database)) }
                 try await Self.until("the first batch") { recorder.started == [1] }
-                for item in 1...31 { group.addTask { (item, try await batches.write(item, on: database)) } }
-                try await Self.until("31 items waiting") { batches.unanswered == 32 }
-                #expect(recorder.started == [1], "a second batch started before half a batch waited")
-                group.addTask { (32, try await batches.write(32, on: database)) }
+                for item in 1..<enough { group.addTask { (item, try await batches.write(item, on: database)) } }
+                try await Self.until("\(enough - 1) items waiting") { batches.unanswered == enough }
+                #expect(recorder.started == [1], "a second batch started before \(enough) items waited")
+                group.addTask { (enough, try await batches.write(enough, on: database)) }
                 try await Self.until("the second batch") { recorder.started.count == 2 }
-                #expect(recorder.started == [1, 32])
+                #expect(recorder.started == [1, enough])
                 recorder.release(0)
-                #expect(try await Self.answered(&group) == 33)
+                #expect(try await Self.answered(&group) == enough + 1)
             }
             #expect(batches.unanswered == 0)
         }
