@@ -68,7 +68,7 @@ struct WriteBatchesTests {
     }
 
     /// Half a batch by default (the purchases' intake); the actions' batches give a quarter (LifecycleBatches).
-    @Test("while a batch is written, the next starts only when enough wait (half a batch, or as given); every item is answered",
+    @Test("while a batch is written, the next starts only once enough wait (half, or as given); all are answered",
           arguments: [(nil, 32), (16, 16)] as [(Int?, Int)])
     func secondBatchWaitsForEnough(given: Int?, enough: Int) async throws {
         let url = try await TestDatabase.forSuite("write_batches_\(enough)")
